@@ -1,0 +1,12 @@
+#ifndef VPSPACK_CSQLITE_SHIM_H
+#define VPSPACK_CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+/// SQLITE_TRANSIENT is a macro casting -1 to a function pointer; Swift cannot import it.
+static inline sqlite3_destructor_type vpspack_sqlite_transient(void) { return SQLITE_TRANSIENT; }
+
+/// sqlite3_db_config is variadic; these fixed-arity helpers are what Swift can call.
+static inline int vpspack_sqlite_db_config_int(sqlite3 *db, int op, int value, int *out) {
+    return sqlite3_db_config(db, op, value, out);
+}
+#endif

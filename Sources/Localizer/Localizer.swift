@@ -1,0 +1,1 @@
+// Localizer: see docs/architecture.md

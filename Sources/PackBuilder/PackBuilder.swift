@@ -1,0 +1,1 @@
+// PackBuilder: see docs/architecture.md

@@ -1,0 +1,1 @@
+// PackFormat: see docs/architecture.md

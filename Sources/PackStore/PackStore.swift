@@ -1,0 +1,1 @@
+// PackStore: see docs/architecture.md

@@ -1,0 +1,1 @@
+// PackTransport: see docs/architecture.md

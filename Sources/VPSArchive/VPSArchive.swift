@@ -1,0 +1,1 @@
+// VPSArchive: see docs/architecture.md

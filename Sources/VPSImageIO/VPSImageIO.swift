@@ -1,0 +1,1 @@
+// VPSImageIO: see docs/architecture.md

@@ -1,0 +1,1 @@
+// VPSSQLite: see docs/architecture.md
