@@ -1,1 +1,0 @@
-// PackFormat: see docs/architecture.md

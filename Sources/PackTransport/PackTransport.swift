@@ -1,1 +1,0 @@
-// PackTransport: see docs/architecture.md
