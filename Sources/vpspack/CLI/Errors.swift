@@ -1,3 +1,4 @@
+import PackBuilder
 import VPSCrypto
 
 /// Maps an error of any layer to its exit status and one clear sentence.
@@ -8,6 +9,12 @@ func describe(_ error: any Error) -> (ExitCode, String) {
     switch error {
     case let e as CryptoError:
         return (.dataError, e.message)
+    case let e as BuildError:
+        switch e.code {
+        case .badData: return (.dataError, e.message)
+        case .io: return (.ioError, e.message)
+        case .usage: return (.usage, e.message)
+        }
     default:
         return (.ioError, String(describing: error))
     }
