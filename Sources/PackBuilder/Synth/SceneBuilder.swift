@@ -16,7 +16,7 @@ struct SceneBuilder {
     /// Half the wall thickness: room interiors are inset this much from grid lines.
     let inset = 0.05
 
-    init(seed: UInt64) { textures = TextureFactory(seed: seed) }
+    init(seed: UInt64, detail: Int) { textures = TextureFactory(seed: seed, detail: detail) }
 
     /// A surface for a repeating texture of `metres` per repeat.
     func tiled(_ texture: Int, metres: Double) -> Surface {

@@ -14,6 +14,9 @@ public struct SynthOptions: Sendable {
 
     public init() {}
 
+    /// Texels across a poster: full detail for real image sizes, coarse for tiny test images.
+    var textureDetail: Int { max(width, height) >= 320 ? 256 : 64 }
+
     /// The pinhole intrinsics of every rendered image: a 65° horizontal field of view.
     public var intrinsics: CameraIntrinsics {
         let f = (Double(width) / 2 / tan(65.0 / 2 * .pi / 180) * 100).rounded() / 100
@@ -54,7 +57,7 @@ public enum SyntheticCapture {
         guard options.width >= 16, options.height >= 16, options.width <= 8192, options.height <= 8192 else {
             throw .usage("--size must be between 16x16 and 8192x8192")
         }
-        let venue = Venue.make(options.venue, seed: options.seed)
+        let venue = Venue.make(options.venue, seed: options.seed, detail: options.textureDetail)
         let renderer = Renderer(scene: venue.scene)
         let path = WalkingPath(route: venue.route)
         let k = options.intrinsics
@@ -118,7 +121,7 @@ public enum SyntheticCapture {
 
         // Out-of-map images: another venue (other seed), a blank wall of grey, pure noise.
         var outside: [[String: Any]] = []
-        let other = Venue.make(.building(roomsPerSide: 1), seed: options.seed ^ 0x5EED_0F_07E4)
+        let other = Venue.make(.building(roomsPerSide: 1), seed: options.seed ^ 0x5EED_0F_07E4, detail: options.textureDetail)
         let otherPath = WalkingPath(route: other.route)
         let otherFrame = Renderer(scene: other.scene).render(pose: otherPath.pose(at: otherPath.totalLength * 0.3), intrinsics: k,
                                                              conditions: RenderConditions(noiseSigma: options.noiseSigma), noiseSeed: options.seed &+ 77)

@@ -8,42 +8,20 @@ struct Texture: Sendable {
     /// Repeating textures wrap (tiles, wallpaper); others clamp at their edges (posters, signs).
     let repeats: Bool
 
-    init(width: Int, height: Int, repeats: Bool, fill: SIMD3<Float>) {
-        self.width = width
-        self.height = height
+    /// Texels per drawing unit: the drawing helpers take canvas coordinates and scale them.
+    let scale: Double
+
+    /// A texture of `width` × `height` canvas units, stored at `scale` texels per unit.
+    init(width: Int, height: Int, scale: Double = 1, repeats: Bool, fill: SIMD3<Float>) {
+        self.width = max(4, Int((Double(width) * scale).rounded()))
+        self.height = max(4, Int((Double(height) * scale).rounded()))
+        self.scale = Double(self.width) / Double(width)
         self.repeats = repeats
         pixels = Array(repeating: fill, count: width * height)
     }
 
-    /// Bilinear sample at texel coordinates (x right, y down), texel centres at +0.5.
-    @inline(__always)
-    func sample(_ tx: Double, _ ty: Double) -> SIMD3<Float> {
-        let fx = tx - 0.5, fy = ty - 0.5
-        let x0f = fx.rounded(.down), y0f = fy.rounded(.down)
-        let ax = Float(fx - x0f), ay = Float(fy - y0f)
-        var x0 = Int(x0f), y0 = Int(y0f)
-        var x1 = x0 + 1, y1 = y0 + 1
-        if repeats {
-            x0 = ((x0 % width) + width) % width
-            y0 = ((y0 % height) + height) % height
-            x1 = x0 + 1 == width ? 0 : x0 + 1
-            y1 = y0 + 1 == height ? 0 : y0 + 1
-        } else {
-            x0 = min(max(x0, 0), width - 1)
-            x1 = min(max(x1, 0), width - 1)
-            y0 = min(max(y0, 0), height - 1)
-            y1 = min(max(y1, 0), height - 1)
-        }
-        return pixels.withUnsafeBufferPointer { p in
-            let a = p[y0 * width + x0], b = p[y0 * width + x1]
-            let c = p[y1 * width + x0], d = p[y1 * width + x1]
-            let top = a + (b - a) * ax
-            let bottom = c + (d - c) * ax
-            return top + (bottom - top) * ay
-        }
-    }
-
-    /// ``sample(_:_:)`` with scalar arithmetic, for the renderer's inner loop.
+    /// Bilinear sample at texel coordinates (x right, y down), texel centres at +0.5;
+    /// repeating textures wrap, others clamp. Scalar arithmetic for the renderer's inner loop.
     @inline(__always)
     func sampleScalar(_ tx: Double, _ ty: Double) -> (Float, Float, Float) {
         let fx = tx - 0.5, fy = ty - 0.5
@@ -77,15 +55,27 @@ struct Texture: Sendable {
     /// The texels as interleaved RGB floats; filled by ``freeze()``.
     private(set) var channels: [Float] = []
 
-    /// Copies the texels into the flat layout ``sampleScalar(_:_:)`` reads; call when drawing is done.
+    /// Copies the texels into the flat layout ``sampleScalar(_:_:)`` reads, once; call when drawing is done.
     mutating func freeze() {
-        channels = pixels.flatMap { [$0.x, $0.y, $0.z] }
+        guard channels.isEmpty else { return }
+        var c = [Float]()
+        c.reserveCapacity(pixels.count * 3)
+        for p in pixels {
+            c.append(p.x)
+            c.append(p.y)
+            c.append(p.z)
+        }
+        channels = c
+        pixels = []
     }
 
     // MARK: Drawing helpers used by the texture factory.
 
     mutating func fillRect(x0: Int, y0: Int, x1: Int, y1: Int, _ color: SIMD3<Float>) {
-        let xa = max(0, x0), xb = min(width, x1), ya = max(0, y0), yb = min(height, y1)
+        guard x1 > x0, y1 > y0 else { return }
+        let s = scale
+        let xa = max(0, Int((Double(x0) * s).rounded())), xb = min(width, max(Int((Double(x0) * s).rounded()) + 1, Int((Double(x1) * s).rounded())))
+        let ya = max(0, Int((Double(y0) * s).rounded())), yb = min(height, max(Int((Double(y0) * s).rounded()) + 1, Int((Double(y1) * s).rounded())))
         guard xa < xb, ya < yb else { return }
         for y in ya..<yb {
             for x in xa..<xb { pixels[y * width + x] = color }
@@ -94,6 +84,7 @@ struct Texture: Sendable {
 
     /// A filled disc or ring, anti-aliased by 4×4 coverage at the edge.
     mutating func fillCircle(cx: Double, cy: Double, r: Double, inner: Double = 0, _ color: SIMD3<Float>) {
+        let (cx, cy, r, inner) = (cx * scale, cy * scale, r * scale, inner * scale)
         let xa = max(0, Int(cx - r - 1)), xb = min(width - 1, Int(cx + r + 1))
         let ya = max(0, Int(cy - r - 1)), yb = min(height - 1, Int(cy + r + 1))
         guard xa <= xb, ya <= yb else { return }
@@ -115,6 +106,7 @@ struct Texture: Sendable {
 
     /// A filled triangle, anti-aliased by 4×4 coverage.
     mutating func fillTriangle(_ a: SIMD2<Double>, _ b: SIMD2<Double>, _ c: SIMD2<Double>, _ color: SIMD3<Float>) {
+        let (a, b, c) = (a * scale, b * scale, c * scale)
         let xa = max(0, Int(min(a.x, b.x, c.x))), xb = min(width - 1, Int(max(a.x, b.x, c.x)) + 1)
         let ya = max(0, Int(min(a.y, b.y, c.y))), yb = min(height - 1, Int(max(a.y, b.y, c.y)) + 1)
         guard xa <= xb, ya <= yb else { return }
@@ -146,20 +138,29 @@ struct Texture: Sendable {
     }
 
     /// Multiplies every texel by (1 + amplitude × noise) where noise is tileable value noise.
+    /// A finishing step: drawing after it is not seen.
     mutating func modulate(noise: ValueNoise, amplitude: Float) {
+        freeze()
         for y in 0..<height {
             for x in 0..<width {
                 let n = Float(noise.value(Double(x) / Double(width), Double(y) / Double(height)))
-                pixels[y * width + x] *= 1 + amplitude * (2 * n - 1)
+                let f = 1 + amplitude * (2 * n - 1)
+                let i = (y * width + x) * 3
+                channels[i] *= f
+                channels[i + 1] *= f
+                channels[i + 2] *= f
             }
         }
     }
 
-    /// Adds independent per-texel grain in [-amplitude, amplitude].
+    /// Adds independent per-texel grain in [-amplitude, amplitude]. A finishing step.
     mutating func grain(_ random: inout SeededRandom, amplitude: Float) {
-        for i in pixels.indices {
+        freeze()
+        for i in 0..<(width * height) {
             let g = Float(random.uniform(-1, 1)) * amplitude
-            pixels[i] = pixels[i] + SIMD3(repeating: g)
+            channels[3 * i] += g
+            channels[3 * i + 1] += g
+            channels[3 * i + 2] += g
         }
     }
 }

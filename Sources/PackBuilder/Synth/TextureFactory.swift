@@ -6,8 +6,16 @@ import Foundation
 /// repeating textures, the whole item for posters and signs).
 struct TextureFactory {
     var random: SeededRandom
+    /// Texels across a poster; smaller for tiny test images (same layout, fewer texels).
+    let detail: Int
 
-    init(seed: UInt64) { random = SeededRandom(seed: seed, stream: 7, index: 0) }
+    /// Texels per drawing unit: drawing happens on a fixed canvas scaled by this.
+    var scale: Double { Double(detail) / 256 }
+
+    init(seed: UInt64, detail: Int = 256) {
+        random = SeededRandom(seed: seed, stream: 7, index: 0)
+        self.detail = detail
+    }
 
     private mutating func color(saturation: Double = 0.8, minValue: Double = 0.15, maxValue: Double = 0.95) -> SIMD3<Float> {
         // A random hue at a random value; saturation scales the distance from grey.
@@ -28,8 +36,10 @@ struct TextureFactory {
     /// A poster: a background with random discs, rings, rectangles, triangles,
     /// stripes and blocks of "text", then a little noise. Richly textured.
     mutating func poster(aspect: Double) -> Texture {
+        // Shapes are placed on a 256-unit canvas and scaled to `detail` texels,
+        // so the random sequence (and thus the venue) does not depend on detail.
         let w = 256, h = max(64, Int(256 / aspect))
-        var t = Texture(width: w, height: h, repeats: false, fill: color(saturation: 0.6))
+        var t = Texture(width: w, height: h, scale: scale, repeats: false, fill: color(saturation: 0.6))
         let shapes = 14 + random.int(26)
         for _ in 0..<shapes {
             let c = color()
@@ -74,9 +84,8 @@ struct TextureFactory {
         t.fillRect(x0: 0, y0: h - 4, x1: w, y1: h, frame)
         t.fillRect(x0: 0, y0: 0, x1: 4, y1: h, frame)
         t.fillRect(x0: w - 4, y0: 0, x1: w, y1: h, frame)
-        var grainRandom = random
+        var grainRandom = SeededRandom(seed: random.next())
         t.grain(&grainRandom, amplitude: 0.02)
-        random = grainRandom
         return t
     }
 
@@ -86,7 +95,7 @@ struct TextureFactory {
         let dark = random.chance(0.5)
         let background = dark ? SIMD3<Float>(0.1, 0.15, 0.35) * Float(random.uniform(0.6, 1.2)) : SIMD3<Float>(0.92, 0.9, 0.85)
         let ink = dark ? SIMD3<Float>(0.95, 0.95, 0.9) : color(saturation: 0.9, maxValue: 0.4)
-        var t = Texture(width: w, height: h, repeats: false, fill: background)
+        var t = Texture(width: w, height: h, scale: scale, repeats: false, fill: background)
         for c in 0..<characters {
             let bits = random.next()
             for gy in 0..<7 {
@@ -104,7 +113,7 @@ struct TextureFactory {
     mutating func tiles() -> Texture {
         let n = 128, half = n / 2
         let base = color(saturation: 0.3, minValue: 0.4, maxValue: 0.85)
-        var t = Texture(width: n, height: n, repeats: true, fill: base)
+        var t = Texture(width: n, height: n, scale: scale, repeats: true, fill: base)
         for ty in 0..<2 {
             for tx in 0..<2 {
                 let shade = base * Float(random.uniform(0.85, 1.1))
@@ -124,7 +133,7 @@ struct TextureFactory {
     /// A plain painted wall: one colour with faint large-scale noise (low texture).
     mutating func plainWall() -> Texture {
         let n = 128
-        var t = Texture(width: n, height: n, repeats: true, fill: color(saturation: 0.25, minValue: 0.6, maxValue: 0.9))
+        var t = Texture(width: n, height: n, scale: scale, repeats: true, fill: color(saturation: 0.25, minValue: 0.6, maxValue: 0.9))
         let noise = ValueNoise(&random, base: 4, octaves: 3)
         t.modulate(noise: noise, amplitude: 0.04)
         return t
@@ -134,7 +143,7 @@ struct TextureFactory {
     mutating func wallpaper() -> Texture {
         let n = 64
         let background = color(saturation: 0.4, minValue: 0.5, maxValue: 0.9)
-        var t = Texture(width: n, height: n, repeats: true, fill: background)
+        var t = Texture(width: n, height: n, scale: scale, repeats: true, fill: background)
         let ink = color(saturation: 0.8, maxValue: 0.5)
         t.fillCircle(cx: 16, cy: 16, r: 9, inner: 5, ink)
         t.fillTriangle(SIMD2(36, 40), SIMD2(60, 40), SIMD2(48, 60), ink)
@@ -146,7 +155,7 @@ struct TextureFactory {
     mutating func wood() -> Texture {
         let n = 128
         let base = SIMD3<Float>(0.55, 0.38, 0.22) * Float(random.uniform(0.7, 1.2))
-        var t = Texture(width: n, height: n, repeats: true, fill: base)
+        var t = Texture(width: n, height: n, scale: scale, repeats: true, fill: base)
         for k in 0..<4 {
             let y0 = k * 32
             t.fillRect(x0: 0, y0: y0, x1: n, y1: y0 + 32, base * Float(random.uniform(0.8, 1.15)))
@@ -162,7 +171,7 @@ struct TextureFactory {
     /// Carpet: fine random noise with a border pattern.
     mutating func carpet() -> Texture {
         let n = 128
-        var t = Texture(width: n, height: n, repeats: true, fill: color(saturation: 0.5, minValue: 0.25, maxValue: 0.6))
+        var t = Texture(width: n, height: n, scale: scale, repeats: true, fill: color(saturation: 0.5, minValue: 0.25, maxValue: 0.6))
         let noise = ValueNoise(&random, base: 32, octaves: 2)
         t.modulate(noise: noise, amplitude: 0.25)
         return t
@@ -171,7 +180,7 @@ struct TextureFactory {
     /// A ceiling: near-white, almost featureless.
     mutating func ceiling() -> Texture {
         let n = 64
-        var t = Texture(width: n, height: n, repeats: true, fill: SIMD3(repeating: Float(random.uniform(0.85, 0.95))))
+        var t = Texture(width: n, height: n, scale: scale, repeats: true, fill: SIMD3(repeating: Float(random.uniform(0.85, 0.95))))
         let noise = ValueNoise(&random, base: 4, octaves: 2)
         t.modulate(noise: noise, amplitude: 0.02)
         return t
@@ -181,7 +190,7 @@ struct TextureFactory {
     mutating func cabinet() -> Texture {
         let n = 128
         let base = color(saturation: 0.5, minValue: 0.3, maxValue: 0.8)
-        var t = Texture(width: n, height: n, repeats: false, fill: base)
+        var t = Texture(width: n, height: n, scale: scale, repeats: false, fill: base)
         t.fillRect(x0: 0, y0: 0, x1: n, y1: 3, base * 0.5)
         t.fillRect(x0: 0, y0: n - 3, x1: n, y1: n, base * 0.5)
         t.fillRect(x0: 0, y0: 0, x1: 3, y1: n, base * 0.5)

@@ -20,17 +20,19 @@ struct Venue: Sendable {
     static let storey = 3.0
     static let ceiling = 2.9
 
-    static func make(_ kind: VenueKind, seed: UInt64) -> Venue {
+    /// Generates a venue. `detail` is the texels across a poster; it changes
+    /// texture resolution only, never the layout (same seed, same geometry).
+    static func make(_ kind: VenueKind, seed: UInt64, detail: Int = 256) -> Venue {
         switch kind {
-        case .room: return makeRoom(seed: seed)
-        case .building(let n): return makeBuilding(roomsPerSide: max(1, n), seed: seed)
+        case .room: return makeRoom(seed: seed, detail: detail)
+        case .building(let n): return makeBuilding(roomsPerSide: max(1, n), seed: seed, detail: detail)
         }
     }
 
     // MARK: One room
 
-    private static func makeRoom(seed: UInt64) -> Venue {
-        var b = SceneBuilder(seed: seed)
+    private static func makeRoom(seed: UInt64, detail: Int) -> Venue {
+        var b = SceneBuilder(seed: seed, detail: detail)
         var random = SeededRandom(seed: seed, stream: 11, index: 0)
         let x = 0.0...8.0, z = 0.0...6.0, y = 0.0...ceiling
         let wall = b.tile(b.textures.plainWall(), metres: 2)
@@ -54,8 +56,8 @@ struct Venue: Sendable {
 
     // MARK: Two floors
 
-    private static func makeBuilding(roomsPerSide n: Int, seed: UInt64) -> Venue {
-        var b = SceneBuilder(seed: seed)
+    private static func makeBuilding(roomsPerSide n: Int, seed: UInt64, detail: Int) -> Venue {
+        var b = SceneBuilder(seed: seed, detail: detail)
         var random = SeededRandom(seed: seed, stream: 11, index: 0)
         let roomWidth = 5.0, roomDepth = 5.0, corridorWidth = 2.4, hallLength = 7.0
         let lx = Double(n) * roomWidth
