@@ -81,18 +81,18 @@ struct COLMAPTests {
         #expect(t == m && b == m)
         let k = camera.intrinsics
         switch model {
-        case .simplePinhole: #expect(k == CameraIntrinsics(fx: 500, fy: 500, cx: 510, cy: 320, width: 640, height: 480))
-        case .pinhole: #expect(k == CameraIntrinsics(fx: 500, fy: 510, cx: 320, cy: 240, width: 640, height: 480))
-        case .simpleRadial: #expect(k == CameraIntrinsics(fx: 500, fy: 500, cx: 510, cy: 320, width: 640, height: 480, k1: 240))
-        case .radial: #expect(k == CameraIntrinsics(fx: 500, fy: 500, cx: 510, cy: 320, width: 640, height: 480, k1: 240, k2: 0.01))
+        case .simplePinhole: #expect(k == CaptureCamera(fx: 500, fy: 500, cx: 510, cy: 320, width: 640, height: 480))
+        case .pinhole: #expect(k == CaptureCamera(fx: 500, fy: 510, cx: 320, cy: 240, width: 640, height: 480))
+        case .simpleRadial: #expect(k == CaptureCamera(fx: 500, fy: 500, cx: 510, cy: 320, width: 640, height: 480, k1: 240))
+        case .radial: #expect(k == CaptureCamera(fx: 500, fy: 500, cx: 510, cy: 320, width: 640, height: 480, k1: 240, k2: 0.01))
         case .opencv:
-            #expect(k == CameraIntrinsics(fx: 500, fy: 510, cx: 320, cy: 240, width: 640, height: 480, k1: 0.01, k2: -0.002, p1: 0.0003, p2: -0.0004))
+            #expect(k == CaptureCamera(fx: 500, fy: 510, cx: 320, cy: 240, width: 640, height: 480, k1: 0.01, k2: -0.002, p1: 0.0003, p2: -0.0004))
         }
     }
 
     @Test("distortion projects and unprojects consistently")
     func distortionRoundTrip() {
-        let k = CameraIntrinsics(fx: 500, fy: 510, cx: 320, cy: 240, width: 640, height: 480, k1: -0.2, k2: 0.05, p1: 0.001, p2: -0.002)
+        let k = CaptureCamera(fx: 500, fy: 510, cx: 320, cy: 240, width: 640, height: 480, k1: -0.2, k2: 0.05, p1: 0.001, p2: -0.002)
         for pixel in [SIMD2(10.0, 20.0), SIMD2(320.0, 240.0), SIMD2(600.0, 400.0)] {
             let ray = k.ray(pixel)
             let back = k.project(ray * 2)

@@ -99,17 +99,17 @@ struct SynthTests {
 
     @Test("the pose convention: heading 90° looks along +X with y up")
     func poseConvention() {
-        let pose = CameraPose(position: SIMD3(1, 2, 3), headingDegrees: 90, pitchDegrees: 0)
+        let pose = CapturePose(position: SIMD3(1, 2, 3), headingDegrees: 90, pitchDegrees: 0)
         #expect(abs(pose.forward.x - 1) < 1e-12 && abs(pose.forward.z) < 1e-12)
         #expect(abs(pose.rotation.c1.y - 1) < 1e-12)
         #expect(abs(pose.headingDegrees - 90) < 1e-9)
-        let k = CameraIntrinsics(fx: 100, fy: 100, cx: 50, cy: 40, width: 100, height: 80)
+        let k = CaptureCamera(fx: 100, fy: 100, cx: 50, cy: 40, width: 100, height: 80)
         // A point 2 m ahead and 0.5 m above the eye projects to the centre column, above the centre row.
         let pixel = k.project(pose.toCamera(SIMD3(3, 2.5, 3)))
         let expected = SIMD2(50.0, 15.0)
         #expect(pixel.map { abs($0.x - expected.x) < 1e-9 && abs($0.y - expected.y) < 1e-9 } == true, "projected to \(String(describing: pixel))")
         let q = pose.rotation.quaternion
-        let back = Matrix3(quaternionW: q.w, x: q.x, y: q.y, z: q.z)
+        let back = Mat3(quaternionW: q.w, x: q.x, y: q.y, z: q.z)
         #expect(abs(back.c0.x - pose.rotation.c0.x) < 1e-12 && abs(back.c2.z - pose.rotation.c2.z) < 1e-12)
     }
 
@@ -118,7 +118,7 @@ struct SynthTests {
         let venue = Venue.make(.room, seed: 9, detail: 64)
         let renderer = Renderer(scene: venue.scene)
         let path = WalkingPath(route: venue.route)
-        let k = CameraIntrinsics(fx: 40, fy: 40, cx: 32, cy: 24, width: 64, height: 48)
+        let k = CaptureCamera(fx: 40, fy: 40, cx: 32, cy: 24, width: 64, height: 48)
         let a = renderer.render(pose: path.pose(at: 1), intrinsics: k, conditions: RenderConditions(), noiseSeed: 1).gray
         let b = renderer.render(pose: path.pose(at: 6), intrinsics: k, conditions: RenderConditions(), noiseSeed: 1).gray
         let mean = Double(a.reduce(0) { $0 + Int($1) }) / Double(a.count)
@@ -147,7 +147,7 @@ struct TransformsTests {
         try Data(json.utf8).write(to: url)
         let t = try TransformsFile.read(url)
         #expect(t.metresPerDepthUnit == 0.0005)
-        #expect(try t.intrinsics(of: 0) == CameraIntrinsics(fx: 500, fy: 502, cx: 320, cy: 240, width: 640, height: 480, k1: 0.01))
+        #expect(try t.intrinsics(of: 0) == CaptureCamera(fx: 500, fy: 502, cx: 320, cy: 240, width: 640, height: 480, k1: 0.01))
         #expect(try t.intrinsics(of: 1).fx == 400)
         #expect(try t.pose(of: 0).position == SIMD3(1, 2, 3))
         // Frame b's camera z axis (column 2) is world +X, so it looks along world -X: heading 270°.

@@ -75,19 +75,19 @@ public struct COLMAPModel: Sendable, Equatable {
         }
 
         /// The camera as pinhole intrinsics with OpenCV radial-tangential distortion.
-        public var intrinsics: CameraIntrinsics {
+        public var intrinsics: CaptureCamera {
             let p = params
             switch model {
             case .simplePinhole:
-                return CameraIntrinsics(fx: p[0], fy: p[0], cx: p[1], cy: p[2], width: width, height: height)
+                return CaptureCamera(fx: p[0], fy: p[0], cx: p[1], cy: p[2], width: width, height: height)
             case .pinhole:
-                return CameraIntrinsics(fx: p[0], fy: p[1], cx: p[2], cy: p[3], width: width, height: height)
+                return CaptureCamera(fx: p[0], fy: p[1], cx: p[2], cy: p[3], width: width, height: height)
             case .simpleRadial:
-                return CameraIntrinsics(fx: p[0], fy: p[0], cx: p[1], cy: p[2], width: width, height: height, k1: p[3])
+                return CaptureCamera(fx: p[0], fy: p[0], cx: p[1], cy: p[2], width: width, height: height, k1: p[3])
             case .radial:
-                return CameraIntrinsics(fx: p[0], fy: p[0], cx: p[1], cy: p[2], width: width, height: height, k1: p[3], k2: p[4])
+                return CaptureCamera(fx: p[0], fy: p[0], cx: p[1], cy: p[2], width: width, height: height, k1: p[3], k2: p[4])
             case .opencv:
-                return CameraIntrinsics(fx: p[0], fy: p[1], cx: p[2], cy: p[3], width: width, height: height,
+                return CaptureCamera(fx: p[0], fy: p[1], cx: p[2], cy: p[3], width: width, height: height,
                                         k1: p[4], k2: p[5], p1: p[6], p2: p[7])
             }
         }
@@ -126,7 +126,7 @@ public struct COLMAPModel: Sendable, Equatable {
         }
 
         /// The world-to-camera rotation matrix (OpenCV camera axes).
-        public var worldToCamera: Matrix3 { Matrix3(quaternionW: qvec[0], x: qvec[1], y: qvec[2], z: qvec[3]) }
+        public var worldToCamera: Mat3 { Mat3(quaternionW: qvec[0], x: qvec[1], y: qvec[2], z: qvec[3]) }
 
         /// The camera centre in COLMAP world coordinates: −Rᵀt.
         public var centre: SIMD3<Double> { -(worldToCamera.transposed * tvec) }
@@ -197,7 +197,7 @@ extension COLMAPModel {
     /// mean of the cameras' up directions (−y of the OpenCV camera) estimates
     /// it; the shortest rotation taking that to +Y is returned. With
     /// `estimateUp` false the identity is returned (the model is used as is).
-    public func worldAlignment(estimateUp: Bool = true) -> Matrix3 {
+    public func worldAlignment(estimateUp: Bool = true) -> Mat3 {
         guard estimateUp, !images.isEmpty else { return .identity }
         var up = SIMD3<Double>(repeating: 0)
         for image in images.values {
@@ -207,8 +207,8 @@ extension COLMAPModel {
         let u = normalize(up), target = SIMD3<Double>(0, 1, 0)
         let axis = cross(u, target)
         let s = length(axis), c = dot(u, target)
-        if s < 1e-12 { return c > 0 ? .identity : Matrix3.rotation(axis: SIMD3(1, 0, 0), angle: .pi) }
-        return Matrix3.rotation(axis: axis, angle: atan2(s, c))
+        if s < 1e-12 { return c > 0 ? .identity : Mat3.rotation(axis: SIMD3(1, 0, 0), angle: .pi) }
+        return Mat3.rotation(axis: axis, angle: atan2(s, c))
     }
 
     /// The pose of an image in the pack's convention: camera-to-world, OpenGL
@@ -217,9 +217,9 @@ extension COLMAPModel {
     /// COLMAP gives x_cam = R·X + t with OpenCV axes. The camera centre is
     /// C = −Rᵀt, the camera-to-world rotation Rᵀ, and OpenGL axes flip y and z:
     /// R_pack = A · Rᵀ · diag(1, −1, −1), C_pack = A · C.
-    public func packPose(of image: Image, alignment: Matrix3 = .identity) -> CameraPose {
+    public func packPose(of image: Image, alignment: Mat3 = .identity) -> CapturePose {
         let r = image.worldToCamera.transposed
-        let flip = Matrix3(columns: SIMD3(1, 0, 0), SIMD3(0, -1, 0), SIMD3(0, 0, -1))
-        return CameraPose(rotation: alignment * r * flip, position: alignment * image.centre)
+        let flip = Mat3(columns: SIMD3(1, 0, 0), SIMD3(0, -1, 0), SIMD3(0, 0, -1))
+        return CapturePose(rotation: alignment * r * flip, position: alignment * image.centre)
     }
 }

@@ -57,7 +57,7 @@ public struct TransformsFile: Codable, Sendable {
         case fl_x, fl_y, cx, cy, w, h, k1, k2, p1, p2, frames
     }
 
-    public init(intrinsics k: CameraIntrinsics, frames: [Frame], depthScale: Double?) {
+    public init(intrinsics k: CaptureCamera, frames: [Frame], depthScale: Double?) {
         cameraModel = k.hasDistortion ? "OPENCV" : "PINHOLE"
         fl_x = k.fx
         fl_y = k.fy
@@ -101,7 +101,7 @@ public struct TransformsFile: Codable, Sendable {
     public var metresPerDepthUnit: Double { depthScale ?? integerDepthScale ?? 0.001 }
 
     /// The intrinsics of frame `i`: its own keys, else the file's global ones.
-    public func intrinsics(of i: Int, in name: String = "transforms.json") throws(BuildError) -> CameraIntrinsics {
+    public func intrinsics(of i: Int, in name: String = "transforms.json") throws(BuildError) -> CaptureCamera {
         let f = frames[i]
         func need<T>(_ v: T?, _ key: String) throws(BuildError) -> T {
             guard let v else { throw .badData("\(name): frame \(i) (\(f.filePath)) has no \(key), neither in the frame nor at the top level") }
@@ -109,7 +109,7 @@ public struct TransformsFile: Codable, Sendable {
         }
         let fx = try need(f.fl_x ?? fl_x, "fl_x")
         let fy = f.fl_y ?? fl_y ?? fx
-        let k = CameraIntrinsics(fx: fx, fy: fy, cx: try need(f.cx ?? cx, "cx"), cy: try need(f.cy ?? cy, "cy"),
+        let k = CaptureCamera(fx: fx, fy: fy, cx: try need(f.cx ?? cx, "cx"), cy: try need(f.cy ?? cy, "cy"),
                                  width: try need(f.w ?? w, "w"), height: try need(f.h ?? h, "h"),
                                  k1: f.k1 ?? k1 ?? 0, k2: f.k2 ?? k2 ?? 0, p1: f.p1 ?? p1 ?? 0, p2: f.p2 ?? p2 ?? 0)
         guard k.fx > 0, k.fy > 0, k.width > 0, k.height > 0, k.fx.isFinite, k.fy.isFinite, k.cx.isFinite, k.cy.isFinite else {
@@ -119,12 +119,12 @@ public struct TransformsFile: Codable, Sendable {
     }
 
     /// The camera-to-world pose of frame `i`.
-    public func pose(of i: Int, in name: String = "transforms.json") throws(BuildError) -> CameraPose {
+    public func pose(of i: Int, in name: String = "transforms.json") throws(BuildError) -> CapturePose {
         let m = frames[i].transformMatrix
         guard (m.count == 4 || m.count == 3), m.allSatisfy({ $0.count == 4 }), m.joined().allSatisfy(\.isFinite) else {
             throw .badData("\(name): frame \(i) (\(frames[i].filePath)) has a transform_matrix that is not 4×4 finite numbers")
         }
-        guard let pose = CameraPose(matrixRows: m) else {
+        guard let pose = CapturePose(matrixRows: m) else {
             throw .badData("\(name): frame \(i) (\(frames[i].filePath)) has a degenerate transform_matrix rotation")
         }
         // A rigid transform: the rotation block must be orthonormal (scale 1) within 1 %.

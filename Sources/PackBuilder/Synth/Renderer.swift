@@ -59,17 +59,17 @@ struct Renderer: Sendable {
     /// instant of the exposure when blur is set, averaged. Depth: one ray
     /// through the pixel centre at the middle of the exposure.
     /// - Parameter noiseSeed: seeds the sensor noise; the same seed gives the same bytes.
-    func render(pose: CameraPose, intrinsics k: CameraIntrinsics, conditions c: RenderConditions, noiseSeed: UInt64) -> RenderedFrame {
+    func render(pose: CapturePose, intrinsics k: CaptureCamera, conditions c: RenderConditions, noiseSeed: UInt64) -> RenderedFrame {
         let w = k.width, h = k.height
         var rgb = [UInt8](repeating: 0, count: w * h * 3)
         var depth = [Float](repeating: 0, count: w * h)
         let n = max(1, supersampling)
         let samples = n * n
         // Per-sample camera: rotation and position at that sample's instant.
-        let poses: [CameraPose] = (0..<samples).map { i in
+        let poses: [CapturePose] = (0..<samples).map { i in
             let t = samples == 1 ? 0 : Double(i) / Double(samples - 1) - 0.5
-            let yaw = Matrix3.rotation(axis: SIMD3(0, 1, 0), angle: -c.blurYawDegrees * t * .pi / 180)
-            return CameraPose(rotation: yaw * pose.rotation, position: pose.position + c.blurTranslation * t)
+            let yaw = Mat3.rotation(axis: SIMD3(0, 1, 0), angle: -c.blurYawDegrees * t * .pi / 180)
+            return CapturePose(rotation: yaw * pose.rotation, position: pose.position + c.blurTranslation * t)
         }
         // Sub-pixel offsets: stratified, and shuffled across the exposure instants.
         let offsets: [SIMD2<Double>] = (0..<samples).map { i in
@@ -79,7 +79,7 @@ struct Renderer: Sendable {
         let scale = Float(c.exposure) / Float(samples)
         // Camera bases as plain tuples: the loop below avoids SIMD generics (slow in debug builds).
         typealias V = (Double, Double, Double)
-        func basis(_ r: Matrix3) -> (V, V, V) {
+        func basis(_ r: Mat3) -> (V, V, V) {
             ((r.c0.x, r.c0.y, r.c0.z), (r.c1.x, r.c1.y, r.c1.z), (r.c2.x, r.c2.y, r.c2.z))
         }
         let bases = poses.map { basis($0.rotation) }

@@ -18,9 +18,9 @@ public struct SynthOptions: Sendable {
     var textureDetail: Int { max(width, height) >= 320 ? 256 : 64 }
 
     /// The pinhole intrinsics of every rendered image: a 65° horizontal field of view.
-    public var intrinsics: CameraIntrinsics {
+    public var intrinsics: CaptureCamera {
         let f = (Double(width) / 2 / tan(65.0 / 2 * .pi / 180) * 100).rounded() / 100
-        return CameraIntrinsics(fx: f, fy: f, cx: Double(width) / 2, cy: Double(height) / 2, width: width, height: height)
+        return CaptureCamera(fx: f, fy: f, cx: Double(width) / 2, cy: Double(height) / 2, width: width, height: height)
     }
 }
 
@@ -44,7 +44,8 @@ public struct SynthSummary: Sendable {
 ///     images/frame_00000.EXT    mapping frames
 ///     depth/frame_00000.EXT     16-bit depth, millimetres (z-depth; 0 = nothing hit)
 ///     queries/query_000.EXT     held-out query images, off the mapping path
-///     queries/query_000.json    their intrinsics sidecar {fx, fy, cx, cy, width, height}
+///     queries/query_000.json    their intrinsics sidecar {fx, fy, cx, cy, width, height},
+///                               pixel centres at integers as `vpspack localize` reads them
 ///     queries.json              ground truth of every query, and the out-of-map images
 ///     outside/*.EXT             images that must not localize: another venue, blank, noise
 public enum SyntheticCapture {
@@ -142,6 +143,7 @@ public enum SyntheticCapture {
             "generator": "vpspack synth", "seed": Int(truncatingIfNeeded: options.seed),
             "venue": venueName(options.venue), "floors": venue.floors,
             "intrinsics": sidecar(k), "queries": queries, "outOfMap": outside,
+            "pixelCentres": "integer (the localizer's convention; transforms.json uses +0.5)",
         ]
         try BuildError.write(jsonData(document), to: directory.appendingPathComponent("queries.json"), what: "queries file")
         return SynthSummary(frames: options.frames, queries: options.queries, outOfMap: outside.count, pathLength: path.totalLength,
@@ -173,11 +175,13 @@ public enum SyntheticCapture {
         return true
     }
 
-    static func sidecar(_ k: CameraIntrinsics) -> [String: Any] {
-        ["fx": k.fx, "fy": k.fy, "cx": k.cx, "cy": k.cy, "width": k.width, "height": k.height]
+    /// Intrinsics for `vpspack localize`: pixel centres at integer coordinates,
+    /// so the principal point is half a pixel less than in transforms.json.
+    static func sidecar(_ k: CaptureCamera) -> [String: Any] {
+        ["fx": k.fx, "fy": k.fy, "cx": k.localizerCX, "cy": k.localizerCY, "width": k.width, "height": k.height]
     }
 
-    private static func writeSidecar(_ k: CameraIntrinsics, to url: URL) throws(BuildError) {
+    private static func writeSidecar(_ k: CaptureCamera, to url: URL) throws(BuildError) {
         try BuildError.write(jsonData(sidecar(k)), to: url, what: "intrinsics sidecar")
     }
 

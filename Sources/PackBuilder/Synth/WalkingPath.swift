@@ -54,12 +54,12 @@ struct WalkingPath: Sendable {
 
     /// The camera pose of a walker at `s`: eye height above the feet, looking
     /// along the path with a slow sway of the head and a slight downward pitch.
-    func pose(at s: Double, yawOffset: Double = 0, pitchOffset: Double = 0, lateral: Double = 0, rollDegrees: Double = 0) -> CameraPose {
+    func pose(at s: Double, yawOffset: Double = 0, pitchOffset: Double = 0, lateral: Double = 0, rollDegrees: Double = 0) -> CapturePose {
         let heading = travelHeading(at: s) + swayDegrees * sin(2 * .pi * s / swayPeriod) + yawOffset
         let pitch = -6 + 6 * sin(2 * .pi * s / (swayPeriod * 0.77)) + pitchOffset
         var position = feet(at: s) + SIMD3(0, eyeHeight, 0)
         let h = travelHeading(at: s) * .pi / 180
         position += SIMD3(cos(h), 0, sin(h)) * lateral
-        return CameraPose(position: position, headingDegrees: heading, pitchDegrees: pitch, rollDegrees: rollDegrees)
+        return CapturePose(position: position, headingDegrees: heading, pitchDegrees: pitch, rollDegrees: rollDegrees)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A 3×3 matrix of doubles stored by columns; enough linear algebra for poses.
-public struct Matrix3: Sendable, Equatable {
+public struct Mat3: Sendable, Equatable {
     public var c0: SIMD3<Double>
     public var c1: SIMD3<Double>
     public var c2: SIMD3<Double>
@@ -19,28 +19,28 @@ public struct Matrix3: Sendable, Equatable {
         c2 = SIMD3(r0.z, r1.z, r2.z)
     }
 
-    public static let identity = Matrix3(columns: SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))
+    public static let identity = Mat3(columns: SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))
 
     /// Row `i` of the matrix.
     public func row(_ i: Int) -> SIMD3<Double> { SIMD3(c0[i], c1[i], c2[i]) }
 
-    public var transposed: Matrix3 { Matrix3(rows: c0, c1, c2) }
+    public var transposed: Mat3 { Mat3(rows: c0, c1, c2) }
 
-    public static func * (m: Matrix3, v: SIMD3<Double>) -> SIMD3<Double> {
+    public static func * (m: Mat3, v: SIMD3<Double>) -> SIMD3<Double> {
         m.c0 * v.x + m.c1 * v.y + m.c2 * v.z
     }
 
-    public static func * (a: Matrix3, b: Matrix3) -> Matrix3 {
-        Matrix3(columns: a * b.c0, a * b.c1, a * b.c2)
+    public static func * (a: Mat3, b: Mat3) -> Mat3 {
+        Mat3(columns: a * b.c0, a * b.c1, a * b.c2)
     }
 
     public var determinant: Double { dot(c0, cross(c1, c2)) }
 
     /// A rotation about the unit `axis` by `angle` radians (right-handed).
-    public static func rotation(axis: SIMD3<Double>, angle: Double) -> Matrix3 {
+    public static func rotation(axis: SIMD3<Double>, angle: Double) -> Mat3 {
         let a = normalize(axis)
         let c = cos(angle), s = sin(angle), t = 1 - c
-        return Matrix3(rows:
+        return Mat3(rows:
             SIMD3(t * a.x * a.x + c, t * a.x * a.y - s * a.z, t * a.x * a.z + s * a.y),
             SIMD3(t * a.x * a.y + s * a.z, t * a.y * a.y + c, t * a.y * a.z - s * a.x),
             SIMD3(t * a.x * a.z - s * a.y, t * a.y * a.z + s * a.x, t * a.z * a.z + c))

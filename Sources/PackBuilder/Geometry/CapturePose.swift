@@ -5,13 +5,13 @@ import Foundation
 /// World: metres, Y up, right-handed. Camera axes as OpenGL/ARKit: x right,
 /// y up, the camera looks down -Z. This is the convention of DESIGN.md and of
 /// instant-ngp/nerfstudio `transform_matrix`.
-public struct CameraPose: Sendable, Equatable {
+public struct CapturePose: Sendable, Equatable {
     /// Columns are the camera's x, y, z axes expressed in world coordinates.
-    public var rotation: Matrix3
+    public var rotation: Mat3
     /// The camera centre in world coordinates.
     public var position: SIMD3<Double>
 
-    public init(rotation: Matrix3, position: SIMD3<Double>) {
+    public init(rotation: Mat3, position: SIMD3<Double>) {
         self.rotation = rotation
         self.position = position
     }
@@ -19,9 +19,9 @@ public struct CameraPose: Sendable, Equatable {
     /// A camera at `position` with a yaw (heading, degrees clockwise from above
     /// starting at -Z), pitch (degrees, up positive) and roll (degrees).
     public init(position: SIMD3<Double>, headingDegrees: Double, pitchDegrees: Double, rollDegrees: Double = 0) {
-        let yaw = Matrix3.rotation(axis: SIMD3(0, 1, 0), angle: -headingDegrees * .pi / 180)
-        let pitch = Matrix3.rotation(axis: SIMD3(1, 0, 0), angle: pitchDegrees * .pi / 180)
-        let roll = Matrix3.rotation(axis: SIMD3(0, 0, 1), angle: rollDegrees * .pi / 180)
+        let yaw = Mat3.rotation(axis: SIMD3(0, 1, 0), angle: -headingDegrees * .pi / 180)
+        let pitch = Mat3.rotation(axis: SIMD3(1, 0, 0), angle: pitchDegrees * .pi / 180)
+        let roll = Mat3.rotation(axis: SIMD3(0, 0, 1), angle: rollDegrees * .pi / 180)
         self.init(rotation: yaw * pitch * roll, position: position)
     }
 
@@ -46,7 +46,7 @@ public struct CameraPose: Sendable, Equatable {
         y = normalize(y - dot(y, x) * x)
         var z = cross(x, y)
         if dot(z, z0) < 0 { z = -z }
-        rotation = Matrix3(columns: x, y, z)
+        rotation = Mat3(columns: x, y, z)
         position = SIMD3(m[0][3], m[1][3], m[2][3])
     }
 
@@ -77,8 +77,10 @@ public struct CameraPose: Sendable, Equatable {
 ///
 /// Image coordinates: pixels, origin at the top-left corner of the top-left
 /// pixel, x right, y down; the centre of pixel (i, j) is (i + 0.5, j + 0.5),
-/// as in COLMAP and nerfstudio.
-public struct CameraIntrinsics: Sendable, Equatable, Codable {
+/// as in COLMAP, nerfstudio and instant-ngp files. The localizer (and the
+/// pack's keyframes) put pixel centres at integers instead, as OpenCV and
+/// ARKit do: ``localizerCX`` and ``localizerCY`` give the principal point there.
+public struct CaptureCamera: Sendable, Equatable, Codable {
     public var fx: Double
     public var fy: Double
     public var cx: Double
@@ -105,6 +107,10 @@ public struct CameraIntrinsics: Sendable, Equatable, Codable {
     }
 
     public var hasDistortion: Bool { k1 != 0 || k2 != 0 || p1 != 0 || p2 != 0 }
+
+    /// The principal point with pixel centres at integer coordinates (the localizer's convention).
+    public var localizerCX: Double { cx - 0.5 }
+    public var localizerCY: Double { cy - 0.5 }
 
     /// Projects a camera-frame point (OpenGL axes) to pixels; nil behind the camera.
     public func project(_ pc: SIMD3<Double>) -> SIMD2<Double>? {
