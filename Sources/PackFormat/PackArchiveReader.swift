@@ -101,10 +101,10 @@ public final class PackArchiveReader {
             guard let entry = next else { break }
             entryCount += 1
             guard entryCount <= limits.maximumEntryCount else { throw PackFormatError.tooManyEntries(limit: limits.maximumEntryCount) }
-            try PackPath.check(entry.path)
             guard entry.kind == .regular else {
                 throw PackFormatError.notRegularFile(entry.path, type: entry.kind.description)
             }
+            try PackPath.check(entry.path)
             if entry.path == Manifest.entryName { throw PackFormatError.duplicateEntry(entry.path) }
             guard let file = listed[entry.path] else { throw PackFormatError.unlistedEntry(entry.path) }
             guard seen.insert(entry.path).inserted else { throw PackFormatError.duplicateEntry(entry.path) }

@@ -85,16 +85,15 @@ public enum PackArchiveWriter {
         guard fm.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw .io("\(folder.path) is not a folder")
         }
-        guard let walker = fm.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey, .isDirectoryKey, .isSymbolicLinkKey], options: []) else {
+        let root = folder.standardizedFileURL
+        guard let walker = fm.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .isDirectoryKey, .isSymbolicLinkKey], options: []) else {
             throw .io("cannot list \(folder.path)")
         }
-        let base = folder.standardizedFileURL.resolvingSymlinksInPath().path
+        let base = root.path.hasSuffix("/") ? root.path : root.path + "/"
         var out: [String] = []
         for case let url as URL in walker {
             let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .isDirectoryKey, .isSymbolicLinkKey])
-            let full = url.standardizedFileURL.resolvingSymlinksInPath().path
-            var relative = url.standardizedFileURL.path
-            if full.hasPrefix(base + "/") { relative = String(full.dropFirst(base.count + 1)) }
+            let relative = url.path.hasPrefix(base) ? String(url.path.dropFirst(base.count)) : url.path
             if values?.isSymbolicLink == true {
                 throw .notRegularFile(relative, type: "symbolic link")
             }
