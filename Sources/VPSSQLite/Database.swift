@@ -20,6 +20,8 @@ public final class Database {
     let handle: OpaquePointer
     /// The database file.
     public let path: String
+    /// How long a statement waits for another connection's lock.
+    public let busyTimeoutMilliseconds: Int32
 
     /// How a transaction takes its locks.
     public enum TransactionKind: String, Sendable {
@@ -51,6 +53,7 @@ public final class Database {
         self.path = path
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
     }
 
     deinit {
@@ -156,8 +159,11 @@ public final class Database {
     /// truncates the WAL so the space is really returned.
     ///
     /// Needs `PRAGMA auto_vacuum=INCREMENTAL` set before the first table was created.
+    /// The checkpoint does not wait for readers: pages a reader still needs are copied by a later checkpoint.
     public func incrementalVacuum() throws(DatabaseError) {
         try run("PRAGMA incremental_vacuum")
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
         try checkpoint(truncate: true)
     }
 
