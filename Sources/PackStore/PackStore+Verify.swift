@@ -34,10 +34,11 @@ extension PackStore {
             try db.inTransaction(.deferred) { try verifyInTransaction(server: server, tour: tour) }
         }
         if report.isClean {
-            try? db.run(
+            // Recording the time is optional: never wait for a commit in another process to finish.
+            try? db.withBusyTimeout(100) { () throws(DatabaseError) in try db.run(
                 "UPDATE packs SET verified_at = ? WHERE server = ? AND tour = ? AND version = ?",
                 [.text(Self.timestamp()), .text(server), .text(tour), .integer(Int64(report.version))]
-            )
+            ) }
         }
         return report
     }

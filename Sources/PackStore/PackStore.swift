@@ -28,6 +28,8 @@ public final class PackStore {
     public static let chunkSize = 1 << 20
     /// The schema version this build writes (`PRAGMA user_version`).
     public static let schemaVersion = 1
+    /// SQLite page size of new stores: large pages suit megabyte chunks (fewer overflow pages).
+    static let pageSize = 65536
     /// The database file name inside the store directory.
     public static let databaseName = "store.sqlite"
 
@@ -49,11 +51,14 @@ public final class PackStore {
         let path = databaseURL.path
         db = try storeErrors { try Database(path: path) }
         try storeErrors {
-            // Before the first table exists, these fix the file's layout for good.
-            try db.execute("PRAGMA page_size=65536; PRAGMA auto_vacuum=INCREMENTAL")
+            // Reading the schema version takes no write lock, so opening a store never waits behind a writer.
+            let found = try Self.retryingBusy { Int(try db.scalar("PRAGMA user_version")?.integer ?? 0) }
+            if found == 0 {
+                // Before the first table exists, these fix the file's layout for good.
+                try db.execute("PRAGMA page_size=\(Self.pageSize); PRAGMA auto_vacuum=INCREMENTAL")
+            }
             try Self.retryingBusy { try db.setUpWAL() }
-            try db.execute("PRAGMA foreign_keys=ON")
-            try migrate()
+            if found != Self.schemaVersion { try migrate() }
         }
     }
 

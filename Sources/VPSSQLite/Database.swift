@@ -162,9 +162,16 @@ public final class Database {
     /// The checkpoint does not wait for readers: pages a reader still needs are copied by a later checkpoint.
     public func incrementalVacuum() throws(DatabaseError) {
         try run("PRAGMA incremental_vacuum")
-        sqlite3_busy_timeout(handle, 0)
+        try withBusyTimeout(0) { () throws(DatabaseError) in try checkpoint(truncate: true) }
+    }
+
+    /// Runs `body` with another busy timeout (`sqlite3_busy_timeout`), then restores the usual one.
+    ///
+    /// For optional writes that must not make a reader wait behind a long writer.
+    public func withBusyTimeout<T, E: Error>(_ milliseconds: Int32, _ body: () throws(E) -> T) throws(E) -> T {
+        sqlite3_busy_timeout(handle, milliseconds)
         defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
-        try checkpoint(truncate: true)
+        return try body()
     }
 
     /// Copies the WAL into the database file (`PRAGMA wal_checkpoint`), truncating the WAL when `truncate`.
