@@ -11,6 +11,12 @@ public struct DownloadProgress: Sendable, Equatable {
     public var total: Int64
     /// Bytes that were already in the partial file when this attempt started.
     public var resumedFrom: Int64
+
+    public init(bytes: Int64, total: Int64, resumedFrom: Int64) {
+        self.bytes = bytes
+        self.total = total
+        self.resumedFrom = resumedFrom
+    }
 }
 
 /// What a download did.

@@ -33,7 +33,9 @@ extension ServerLocation {
         }
         let path: String
         if lower.hasPrefix("file://") {
-            guard let url = URL(string: text), url.isFileURL, url.path.hasPrefix("/") else {
+            guard let url = URL(string: text), url.isFileURL, url.path.hasPrefix("/"),
+                  (url.host ?? "").isEmpty || url.host == "localhost"
+            else {
                 throw .invalidServer("'\(text)' is not a valid file:// URL (it needs an absolute path, file:///dir)")
             }
             path = url.path
