@@ -193,7 +193,7 @@ public final class Downloader {
                 sink: { bytes in
                     let room = Int(total - offset)
                     let slice = UnsafeRawBufferPointer(rebasing: bytes[0..<min(bytes.count, room)])
-                    try handle.write(contentsOf: Data(slice))
+                    try handle.write(contentsOf: slice)
                     hasher.update(slice)
                     offset += Int64(slice.count)
                     progress(DownloadProgress(bytes: offset, total: total, resumedFrom: resumedFrom))
@@ -201,7 +201,6 @@ public final class Downloader {
                 }
             )
             if response.etag != state?.etag { try files.record(etag: response.etag, for: offer.archive) }
-            try handle.synchronize()
         } catch let error as TransportError {
             throw .transport(error)
         } catch let error as DownloadError {
