@@ -167,7 +167,8 @@ public final class Downloader {
         do {
             // Re-hash what an earlier attempt left, so the final hash covers every byte.
             let size = Int64(try handle.seekToEnd())
-            if size > total {
+            // Bytes without a recorded validator cannot be resumed safely; neither can too many bytes.
+            if size > total || (size > 0 && state?.etag == nil) {
                 try handle.truncate(atOffset: 0)
             } else {
                 try handle.seek(toOffset: 0)
@@ -182,6 +183,8 @@ public final class Downloader {
         let resumedFrom = offset
         var firstBlock = true
         do {
+            // A partial file that is already complete (a crash right after the transfer) needs no request.
+            guard offset < total else { throw StreamDone() }
             let response = try transport.stream(
                 "tours/\(offer.tour)/\(offer.archive.path)", from: offset, ifRange: offset > 0 ? state?.etag : nil, maxLength: total,
                 restart: { response in
@@ -201,6 +204,8 @@ public final class Downloader {
                 }
             )
             if response.etag != state?.etag { try files.record(etag: response.etag, for: offer.archive) }
+        } catch is StreamDone {
+            // nothing left to fetch
         } catch let error as TransportError {
             throw .transport(error)
         } catch let error as DownloadError {
@@ -220,3 +225,6 @@ public final class Downloader {
 
 @available(*, unavailable)
 extension Downloader: Sendable {}
+
+/// Thrown (and caught) inside ``Downloader`` when the partial file already holds the whole archive.
+private struct StreamDone: Error {}
