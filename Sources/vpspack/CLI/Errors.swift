@@ -1,3 +1,5 @@
+import Localizer
+import PackFormat
 import VPSCrypto
 import VPSImageIO
 
@@ -11,6 +13,10 @@ func describe(_ error: any Error) -> (ExitCode, String) {
         return (.dataError, e.message)
     case let e as ImageError:
         return (e.kind == .io ? .ioError : .dataError, e.description)
+    case let e as MapFormatError:
+        return (.dataError, "the pack's map is invalid: \(e.description)")
+    case let e as MapRegionError:
+        return (.usage, e.description)
     default:
         return (.ioError, String(describing: error))
     }
