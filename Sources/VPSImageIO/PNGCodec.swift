@@ -17,19 +17,54 @@ enum PNGCodec {
         guard width.multipliedReportingOverflow(by: height).partialValue <= maxPixels else {
             throw ImageError(.tooLarge, source: source, "the PNG header announces \(width)x\(height) pixels, more than the limit of \(maxPixels) pixels")
         }
-        let hasAlpha = image.format & UInt32(PNG_FORMAT_FLAG_ALPHA) != 0
-        let channels = hasAlpha ? 2 : 1
-        image.format = hasAlpha ? UInt32(PNG_FORMAT_GA) : UInt32(PNG_FORMAT_GRAY)
+        // Read the samples as stored, without libpng's gamma-aware colour-to-gray
+        // conversion: 8-bit (and palette) images as sRGB bytes, 16-bit images as
+        // 16-bit samples. Gray is then computed like libjpeg's luminance, so a
+        // PNG and a JPEG of the same picture give the same gray image.
+        let linear = image.format & UInt32(PNG_FORMAT_FLAG_LINEAR) != 0
+        let color = image.format & UInt32(PNG_FORMAT_FLAG_COLOR) != 0
+        let alpha = image.format & UInt32(PNG_FORMAT_FLAG_ALPHA) != 0
+        image.format = (color ? UInt32(PNG_FORMAT_FLAG_COLOR) : 0) | (alpha ? UInt32(PNG_FORMAT_FLAG_ALPHA) : 0)
+            | (linear ? UInt32(PNG_FORMAT_FLAG_LINEAR) : 0)
         image.flags = 0
-        var buffer = [UInt8](repeating: 0, count: width * height * channels)
-        let ok = buffer.withUnsafeMutableBytes { out in
-            png_image_finish_read(&image, nil, out.baseAddress, Int32(width * channels), nil)
+        let channels = (color ? 3 : 1) + (alpha ? 1 : 0)
+        let count = width * height
+        var gray = [UInt8](repeating: 0, count: count)
+        if linear {
+            var buffer = [UInt16](repeating: 0, count: count * channels)
+            let ok = buffer.withUnsafeMutableBytes { out in png_image_finish_read(&image, nil, out.baseAddress, Int32(width * channels), nil) }
+            guard ok != 0 else { throw error(image, source: source, during: "in its image data") }
+            for i in 0..<count {
+                let p = i * channels
+                var v = color ? luma(UInt32(buffer[p]), UInt32(buffer[p + 1]), UInt32(buffer[p + 2])) : UInt32(buffer[p])
+                if alpha {
+                    // Linear output with alpha is premultiplied: undo it.
+                    let a = UInt32(buffer[p + channels - 1])
+                    v = a == 0 ? 0 : min(65535, (v * 65535 + a / 2) / a)
+                }
+                gray[i] = UInt8((v + 128) / 257)
+            }
+        } else {
+            if !color && !alpha {
+                let ok = gray.withUnsafeMutableBytes { out in png_image_finish_read(&image, nil, out.baseAddress, Int32(width), nil) }
+                guard ok != 0 else { throw error(image, source: source, during: "in its image data") }
+                return (GrayImage(width: width, height: height, pixels: gray), width, height)
+            }
+            var buffer = [UInt8](repeating: 0, count: count * channels)
+            let ok = buffer.withUnsafeMutableBytes { out in png_image_finish_read(&image, nil, out.baseAddress, Int32(width * channels), nil) }
+            guard ok != 0 else { throw error(image, source: source, during: "in its image data") }
+            for i in 0..<count {
+                let p = i * channels
+                gray[i] = color ? UInt8(luma(UInt32(buffer[p]), UInt32(buffer[p + 1]), UInt32(buffer[p + 2]))) : buffer[p]
+            }
         }
-        guard ok != 0 else { throw error(image, source: source, during: "in its image data") }
-        if !hasAlpha { return (GrayImage(width: width, height: height, pixels: buffer), width, height) }
-        var gray = [UInt8](repeating: 0, count: width * height)
-        for i in 0..<gray.count { gray[i] = buffer[2 * i] }
         return (GrayImage(width: width, height: height, pixels: gray), width, height)
+    }
+
+    /// ITU-R BT.601 luminance, as libjpeg computes Y: 0.299 R + 0.587 G + 0.114 B, rounded.
+    @inline(__always)
+    static func luma(_ r: UInt32, _ g: UInt32, _ b: UInt32) -> UInt32 {
+        (19595 &* r &+ 38470 &* g &+ 7471 &* b &+ 32768) >> 16
     }
 
     private static func error(_ image: png_image, source: String, during what: String) -> ImageError {
