@@ -1,3 +1,4 @@
+import PackTransport
 import VPSCrypto
 
 /// Maps an error of any layer to its exit status and one clear sentence.
@@ -8,6 +9,8 @@ func describe(_ error: any Error) -> (ExitCode, String) {
     switch error {
     case let e as CryptoError:
         return (.dataError, e.message)
+    case let e as PublishError:
+        return (e.kind == .io ? .ioError : .dataError, e.message)
     default:
         return (.ioError, String(describing: error))
     }
