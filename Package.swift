@@ -49,11 +49,11 @@ let package = Package(
         ),
 
         .testTarget(name: "PackFormatTests", dependencies: ["PackFormat", "VPSCrypto", "VPSArchive"]),
-        .testTarget(name: "PackStoreTests", dependencies: ["PackStore", "PackFormat", "VPSSQLite", "VPSCrypto"]),
+        .testTarget(name: "PackStoreTests", dependencies: ["PackStore", "PackFormat", "VPSSQLite", "VPSCrypto", "VPSArchive"]),
         .testTarget(name: "TransportTests", dependencies: ["PackTransport", "PackStore", "PackFormat", "VPSCrypto"]),
         .testTarget(name: "LocalizerTests", dependencies: ["Localizer", "PackFormat", "VPSImageIO"]),
         .testTarget(name: "BuilderTests", dependencies: ["PackBuilder", "Localizer", "PackFormat", "VPSImageIO"]),
-        .testTarget(name: "CLITests", dependencies: ["PackFormat", "VPSCrypto"]),
+        .testTarget(name: "CLITests", dependencies: ["PackFormat", "PackStore", "VPSCrypto"]),
     ]
 )
 

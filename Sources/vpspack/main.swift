@@ -7,6 +7,14 @@ enum CLI {
     static var commands: [any Command.Type] {
         [
             VersionCommand.self,
+            PackCommand.self,
+            OfferCommand.self,
+            DownloadCommand.self,
+            ListCommand.self,
+            InspectCommand.self,
+            VerifyCommand.self,
+            RemoveCommand.self,
+            AttachmentCommand.self,
             KeygenCommand.self,
         ]
     }
