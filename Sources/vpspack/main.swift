@@ -15,6 +15,7 @@ enum CLI {
             VerifyCommand.self,
             RemoveCommand.self,
             AttachmentCommand.self,
+            KeygenCommand.self,
         ]
     }
 

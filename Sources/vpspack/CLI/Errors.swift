@@ -14,6 +14,8 @@ func describe(_ error: any Error) -> (ExitCode, String) {
     switch error {
     case let e as CryptoError:
         return (.dataError, e.message)
+    case let e as PublishError:
+        return (e.kind == .io ? .ioError : .dataError, e.message)
     case let e as PackFormatError:
         if case .io = e { return (.ioError, e.description) }
         return (.dataError, e.description)
