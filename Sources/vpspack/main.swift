@@ -15,6 +15,14 @@ enum CLI {
             VerifyCommand.self,
             RemoveCommand.self,
             AttachmentCommand.self,
+            KeygenCommand.self,
+        ]
+    }
+
+    /// Commands that work but are not listed by `--help` (benchmark helpers).
+    static var hiddenCommands: [any Command.Type] {
+        [
+            BenchFeaturesCommand.self,
         ]
     }
 
@@ -39,7 +47,7 @@ enum CLI {
             output.out(usage())
             return 0
         }
-        guard let command = commands.first(where: { $0.name == name }) else {
+        guard let command = (commands + hiddenCommands).first(where: { $0.name == name }) else {
             output.err("vpspack: unknown command '\(name)'\n\n" + usage())
             return ExitCode.usage.rawValue
         }
