@@ -84,7 +84,13 @@ public final class Downloader {
             throw .invalidTour("'\(tour)' is not a valid tour name (1-128 letters, digits, '.', '_', '-', not starting with '.')")
         }
         let data: Data
-        do { data = try transport.fetch("tours/\(tour)/offer.json", limit: Self.offerLimit) } catch { throw .transport(error) }
+        do {
+            data = try transport.fetch("tours/\(tour)/offer.json", limit: Self.offerLimit)
+        } catch .notFound(let why) {
+            throw .transport(.notFound("\(server.identity) has no offer for tour '\(tour)' (\(why))"))
+        } catch {
+            throw .transport(error)
+        }
         let keys: [Ed25519PublicKey]
         let installed: InstalledOffer?
         do {

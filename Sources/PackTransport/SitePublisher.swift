@@ -202,3 +202,31 @@ public enum SitePublisher {
         return TimeInterval(count) * unit
     }
 }
+
+extension SitePublisher {
+    /// Validates `archive` completely (manifest, every entry, every hash), then publishes it
+    /// under the tour, version and format its manifest names.
+    ///
+    /// - Throws: ``PublishError``; a damaged archive is a `.data` error naming the entry at fault.
+    public static func publish(
+        archive: URL, site: URL, key: Ed25519PrivateKey, validity: TimeInterval, now: Date = Date()
+    ) throws(PublishError) -> Result {
+        let identity = try validatedIdentity(of: archive)
+        return try publish(archive: archive, identity: identity, site: site, key: key, validity: validity, now: now)
+    }
+
+    /// Reads the whole archive with ``PackArchiveReader`` and returns what its manifest says.
+    static func validatedIdentity(of archive: URL) throws(PublishError) -> PackIdentity {
+        do {
+            let reader = try PackArchiveReader(path: archive.path)
+            try reader.readFiles(onBlock: { _, _ in }, onFileEnd: { _ in })
+            let manifest = reader.manifest
+            return PackIdentity(tour: manifest.tour, version: manifest.version, format: manifest.format)
+        } catch let error as PackFormatError {
+            if case .io(let why) = error { throw PublishError(.io, why) }
+            throw PublishError(.data, "\(archive.path) cannot be published: \(error.description)")
+        } catch {
+            throw PublishError(.io, "\(archive.path): \(error)")
+        }
+    }
+}
