@@ -176,7 +176,7 @@ public final class Downloader {
             }
             handle = try FileHandle(forUpdating: files.partial)
         } catch {
-            throw .io("cannot open the partial download in \(files.partial.deletingLastPathComponent().path): \(error.localizedDescription)")
+            throw .io("cannot open the partial download in \(files.partial.deletingLastPathComponent().path): \(IOErrorText.describe(error))")
         }
         defer { try? handle.close() }
         var offset: Int64 = 0
@@ -193,7 +193,7 @@ public final class Downloader {
                 }
             }
         } catch {
-            throw .io("cannot read the partial download \(files.partial.path): \(error.localizedDescription)")
+            throw .io("cannot read the partial download \(files.partial.path): \(IOErrorText.describe(error))")
         }
         let resumedFrom = offset
         var firstBlock = true
@@ -223,7 +223,7 @@ public final class Downloader {
         } catch let error as DownloadError {
             throw error
         } catch {
-            throw .io("cannot write the partial download \(files.partial.path): \(error.localizedDescription)")
+            throw .io("cannot write the partial download \(files.partial.path): \(IOErrorText.describe(error))")
         }
         guard offset == total else { throw .incomplete(received: offset, expected: total) }
         let digest = hasher.finalize().hex

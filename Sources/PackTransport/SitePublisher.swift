@@ -54,7 +54,7 @@ public enum SitePublisher {
         do {
             try FileManager.default.createDirectory(at: tourDirectory, withIntermediateDirectories: true)
         } catch {
-            throw PublishError(.io, "cannot create \(tourDirectory.path): \(error.localizedDescription)")
+            throw PublishError(.io, "cannot create \(tourDirectory.path): \(IOErrorText.describe(error))")
         }
         let archiveName = "\(identity.tour)-\(identity.version).vpspack"
         let archiveFile = tourDirectory.appendingPathComponent(archiveName)
@@ -129,7 +129,7 @@ public enum SitePublisher {
         } catch {
             try? output.close()
             try? FileManager.default.removeItem(at: temporary)
-            throw PublishError(.io, "cannot copy \(source.path) to \(target.path): \(error.localizedDescription)")
+            throw PublishError(.io, "cannot copy \(source.path) to \(target.path): \(IOErrorText.describe(error))")
         }
         let digest = hasher.finalize()
         if FileManager.default.fileExists(atPath: target.path), !replace {
@@ -160,7 +160,7 @@ public enum SitePublisher {
                 length += Int64(chunk.count)
             }
         } catch {
-            throw PublishError(.io, "cannot read \(url.path): \(error.localizedDescription)")
+            throw PublishError(.io, "cannot read \(url.path): \(IOErrorText.describe(error))")
         }
         return (length, hasher.finalize())
     }
@@ -176,7 +176,7 @@ public enum SitePublisher {
             try handle.close()
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw PublishError(.io, "cannot write \(url.path): \(error.localizedDescription)")
+            throw PublishError(.io, "cannot write \(url.path): \(IOErrorText.describe(error))")
         }
         guard rename(temporary.path, url.path) == 0 else {
             let reason = String(cString: strerror(errno))
