@@ -21,6 +21,13 @@ enum CLI {
         ]
     }
 
+    /// Commands that work but are not listed by `--help` (benchmark helpers).
+    static var hiddenCommands: [any Command.Type] {
+        [
+            BenchFeaturesCommand.self,
+        ]
+    }
+
     static func usage() -> String {
         var lines = ["usage: vpspack COMMAND [OPTIONS]", "", "Offline localization packs: download, verify, localize.", "", "commands:"]
         let width = commands.map { $0.name.count }.max() ?? 0
@@ -42,7 +49,7 @@ enum CLI {
             output.out(usage())
             return 0
         }
-        guard let command = commands.first(where: { $0.name == name }) else {
+        guard let command = (commands + hiddenCommands).first(where: { $0.name == name }) else {
             output.err("vpspack: unknown command '\(name)'\n\n" + usage())
             return ExitCode.usage.rawValue
         }

@@ -1,7 +1,9 @@
+import Localizer
 import PackFormat
 import PackStore
 import PackTransport
 import VPSCrypto
+import VPSImageIO
 import VPSSQLite
 
 /// Maps an error of any layer to its exit status and one clear sentence.
@@ -27,6 +29,12 @@ func describe(_ error: any Error) -> (ExitCode, String) {
         return (transportExitCode(e), e.description)
     case let e as DatabaseError:
         return (.ioError, e.description)
+    case let e as ImageError:
+        return (e.kind == .io ? .ioError : .dataError, e.description)
+    case let e as MapFormatError:
+        return (.dataError, "the pack's map is invalid: \(e.description)")
+    case let e as MapRegionError:
+        return (.usage, e.description)
     default:
         return (.ioError, String(describing: error))
     }

@@ -1,1 +1,0 @@
-// Localizer: see docs/architecture.md
