@@ -15,7 +15,9 @@ enum CLI {
             VerifyCommand.self,
             RemoveCommand.self,
             AttachmentCommand.self,
+            TrustCommand.self,
             KeygenCommand.self,
+            PublishCommand.self,
         ]
     }
 

@@ -67,6 +67,7 @@ private func transportExitCode(_ e: TransportError) -> ExitCode {
     switch e {
     case .notFound, .forbidden, .unavailable, .protocolViolation: return .unavailable
     case .tooLarge: return .dataError
-    case .io, .interrupted: return .ioError
+    case .io: return .ioError
+    case .interrupted: return .interrupted
     }
 }
