@@ -52,3 +52,50 @@ func rotationErrorDegrees(_ a: RigidTransform, _ b: RigidTransform) -> Double {
 func positionError(_ a: RigidTransform, _ b: RigidTransform) -> Double {
     (a.cameraCenter - b.cameraCenter).norm
 }
+
+/// A synthetic localization problem: a fraction of correspondences are true
+/// (with Gaussian pixel noise), the rest pair map points with random pixels.
+struct SyntheticCorrespondences {
+    var truth: RigidTransform
+    var camera: CameraIntrinsics
+    var width: Double
+    var height: Double
+    var pixels: [SIMD2<Double>]
+    var points: [Vector3]
+    var isInlier: [Bool]
+
+    init(seed: UInt64, count: Int, outlierRatio: Double, noise: Double,
+         camera: CameraIntrinsics = CameraIntrinsics(fx: 525, fy: 525, cx: 319.5, cy: 239.5),
+         width: Double = 640, height: Double = 480) {
+        var scene = SyntheticScene(seed: seed)
+        self.camera = camera
+        self.width = width
+        self.height = height
+        truth = scene.pose()
+        pixels = []
+        points = []
+        isInlier = []
+        let outliers = Int((Double(count) * outlierRatio).rounded())
+        for k in 0..<count {
+            let (pixel, world) = scene.visiblePoint(pose: truth, camera: camera, width: width, height: height)
+            points.append(world)
+            if k < outliers {
+                pixels.append(SIMD2(scene.uniform(0...(width - 1)), scene.uniform(0...(height - 1))))
+                isInlier.append(false)
+            } else {
+                pixels.append(SIMD2(pixel.u + noise * scene.gaussian(), pixel.v + noise * scene.gaussian()))
+                isInlier.append(true)
+            }
+        }
+        // Shuffle so inliers and outliers interleave.
+        var order = Array(0..<count)
+        order.shuffle(using: &scene.generator)
+        pixels = order.map { pixels[$0] }
+        points = order.map { points[$0] }
+        isInlier = order.map { isInlier[$0] }
+    }
+
+    var problem: PoseProblem {
+        PoseProblem.fromPixels(pixels, points: points, camera: camera).problem
+    }
+}
