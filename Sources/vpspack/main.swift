@@ -7,6 +7,7 @@ enum CLI {
     static var commands: [any Command.Type] {
         [
             VersionCommand.self,
+            BenchPoseCommand.self,
         ]
     }
 

@@ -1,3 +1,4 @@
+import Localizer
 import VPSCrypto
 
 /// Maps an error of any layer to its exit status and one clear sentence.
@@ -8,6 +9,11 @@ func describe(_ error: any Error) -> (ExitCode, String) {
     switch error {
     case let e as CryptoError:
         return (.dataError, e.message)
+    case let e as LocalizerError:
+        switch e.kind {
+        case .invalidIntrinsics, .invalidOption: return (.usage, e.message)
+        case .invalidSidecar, .invalidMap: return (.dataError, e.message)
+        }
     default:
         return (.ioError, String(describing: error))
     }
