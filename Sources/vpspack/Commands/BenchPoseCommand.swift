@@ -2,7 +2,7 @@ import Foundation
 import Localizer
 
 /// `vpspack bench-pose FILE`: times the pose solver on correspondence sets
-/// written by Scripts/bench/pose_bench.py (internal, for benchmarks).
+/// written by Scripts/pybench/pose_bench.py (internal, for benchmarks).
 ///
 /// The file is JSON: `{"threshold": px, "repeats": n, "problems": [{"camera":
 /// [fx, fy, cx, cy(, k1, k2, p1, p2)], "width": w, "height": h, "pixels":
@@ -15,7 +15,7 @@ enum BenchPoseCommand: Command {
     static let help = """
         usage: vpspack bench-pose FILE [--threshold PX] [--repeats N]
 
-        Internal benchmark helper (see Scripts/bench/pose_bench.py). Reads
+        Internal benchmark helper (see Scripts/pybench/pose_bench.py). Reads
         2D-3D correspondence sets from FILE (JSON), solves each with the pose
         solver (P3P, LO-RANSAC, refinement, confidence) and prints one JSON
         object per set with the pose and the median solve time in ms.

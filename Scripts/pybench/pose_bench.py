@@ -23,7 +23,7 @@ try:
     import cv2
     import poselib
 except ImportError as error:  # the bench script installs them into a virtualenv
-    sys.exit(f"pose_bench.py: missing peer package ({error}); run Scripts/bench-localize or pip install poselib opencv-python-headless numpy")
+    sys.exit(f"pose_bench.py: missing peer package ({error}); run Scripts/bench-pose or pip install poselib opencv-python-headless numpy")
 
 WIDTH, HEIGHT = 640, 480
 FX = FY = 525.0
@@ -159,6 +159,7 @@ def main():
     print(f"pose stage: {args.problems} problems x {args.matches} matches per row, noise {args.noise} px, "
           f"threshold {args.threshold} px, one thread, median of {args.repeats} runs")
     print(f"{'outliers':>8} {'solver':<22} {'median ms':>10} {'p90 ms':>8} {'rot err°':>9} {'pos err m':>10} {'success':>8} {'time vs vpspack':>16}")
+    results = []
     for ratio in (0.3, 0.5, 0.8):
         problems = [make_problem(rng, args.matches, ratio, args.noise) for _ in range(args.problems)]
         rows = [summarize("vpspack", run_vpspack(args.vpspack, problems, args.threshold, args.repeats), problems),
@@ -168,6 +169,16 @@ def main():
         for r in rows:
             print(f"{int(ratio * 100):>7}% {r['name']:<22} {r['median_ms']:>10.3f} {r['p90_ms']:>8.3f} {r['rot_deg']:>9.4f} "
                   f"{r['pos_m']:>10.4f} {r['success'] * 100:>7.0f}% {r['median_ms'] / base:>15.2f}x")
+        results.append((ratio, rows))
+    # Machine-readable lines for Scripts/bench: bench, measure, vpspack, peer, ratio, target.
+    for ratio, rows in results:
+        ours = rows[0]
+        for peer in rows[1:]:
+            pct = int(ratio * 100)
+            print(f"RESULT\tpose\t{pct}% outliers: median ms vs {peer['name']}\t{ours['median_ms']:.3f}\t{peer['median_ms']:.3f}\t"
+                  f"{peer['median_ms'] / ours['median_ms']:.2f}x faster\tfaster")
+            print(f"RESULT\tpose\t{pct}% outliers: median position error m vs {peer['name']}\t{ours['pos_m']:.4f}\t{peer['pos_m']:.4f}\t"
+                  f"{peer['pos_m'] / max(ours['pos_m'], 1e-12):.2f}\tequal or better")
 
 
 if __name__ == "__main__":
