@@ -44,8 +44,9 @@ public struct PoseEstimate: Sendable {
 /// - Gravity: with a prior, hypotheses whose implied gravity disagrees by more
 ///   than its tolerance are dropped before scoring.
 /// - Local optimisation: every new best model is refined by Levenberg-Marquardt
-///   on its inliers (Cauchy loss, scale τ/2), re-scored, and the inlier set
-///   recomputed, repeated while the score improves (at most four rounds).
+///   on its inliers (at most 128 of them, evenly strided; Cauchy loss, scale
+///   τ/2, six iterations), re-scored on all matches, and the inlier set
+///   recomputed, repeated while the score improves (at most three rounds).
 ///   This is the "iterative least squares" branch of LO-RANSAC (Chum, Matas,
 ///   Kittler 2003; Lebeda, Matas, Chum 2012) without the inner non-minimal RANSAC.
 /// - Stopping: after `k = log(1 - confidence) / log(1 - w³)` samples, where `w`
@@ -189,15 +190,23 @@ public struct PoseEstimator: Sendable {
         return out
     }
 
+    /// Local optimisation refines on at most this many inliers (evenly strided).
+    static let localOptimizationSampleSize = 128
+
     /// Refines a new best model on its inliers while that improves its MSAC score.
     func locallyOptimize(_ model: RigidTransform, cost: Double, inliers: Int, problem: PoseProblem, tau2: Double) -> (RigidTransform, Double, Int) {
         var bestModel = model
         var bestCost = cost
         var bestInliers = inliers
-        for _ in 0..<4 {
-            let indices = inlierIndices(bestModel, problem: problem, tau2: tau2)
+        for _ in 0..<3 {
+            var indices = inlierIndices(bestModel, problem: problem, tau2: tau2)
             guard indices.count >= 4 else { break }
-            let refined = PoseRefiner.refine(bestModel, problem: problem, indices: indices, loss: .cauchy(options.threshold / 2), maxIterations: 10)
+            if indices.count > PoseEstimator.localOptimizationSampleSize {
+                // An evenly strided subset: enough to fix six parameters, a fraction of the cost.
+                let stride = Double(indices.count) / Double(PoseEstimator.localOptimizationSampleSize)
+                indices = (0..<PoseEstimator.localOptimizationSampleSize).map { indices[Int(Double($0) * stride)] }
+            }
+            let refined = PoseRefiner.refine(bestModel, problem: problem, indices: indices, loss: .cauchy(options.threshold / 2), maxIterations: 6)
             if let gravity = options.gravity, !gravity.accepts(refined) { break }
             let (c, k) = score(refined, problem: problem, tau2: tau2, bound: .infinity)
             guard c < bestCost * (1 - 1e-9) else { break }

@@ -78,7 +78,7 @@ public enum PoseRefiner {
                     currentCost = candidateCost
                     lambda = max(lambda / 10, 1e-9)
                     improved = true
-                    if relative < 1e-12 || step.map(abs).max()! < 1e-13 { return current.reorthonormalized }
+                    if relative < 1e-10 || step.map(abs).max()! < 1e-10 { return current.reorthonormalized }
                     break
                 }
                 lambda *= 10
@@ -100,28 +100,34 @@ public enum PoseRefiner {
     /// The reweighted normal equations `H = Σ w JᵀJ`, `g = Σ w Jᵀ r` (row-major 6×6 and 6).
     static func accumulate(_ pose: RigidTransform, problem: PoseProblem, indices: [Int], loss: RobustLoss, h: inout [Double], g: inout [Double]) {
         let fx = problem.fx, fy = problem.fy
-        for i in indices {
-            let p = pose.apply(problem.points[i])
-            guard p.z > 1e-9 else { continue }
-            let iz = 1 / p.z
-            let x = p.x * iz, y = p.y * iz
-            let rx = fx * (x - problem.observations[i].x)
-            let ry = fy * (y - problem.observations[i].y)
-            let w = loss.weight(rx * rx + ry * ry)
-            // Jacobians of the two residuals in (ω, δ).
-            let jx: (Double, Double, Double, Double, Double, Double) = (-fx * x * y, fx * (1 + x * x), -fx * y, fx * iz, 0, -fx * x * iz)
-            let jy: (Double, Double, Double, Double, Double, Double) = (-fy * (1 + y * y), fy * x * y, fy * x, 0, fy * iz, -fy * y * iz)
-            let ax = [jx.0, jx.1, jx.2, jx.3, jx.4, jx.5]
-            let ay = [jy.0, jy.1, jy.2, jy.3, jy.4, jy.5]
-            for r in 0..<6 {
-                g[r] += w * (ax[r] * rx + ay[r] * ry)
-                for c in r..<6 {
-                    h[r * 6 + c] += w * (ax[r] * ax[c] + ay[r] * ay[c])
+        // Rows of H and g as SIMD8 lanes 0...5, so each point costs a few vector multiply-adds.
+        var rows = [SIMD8<Double>](repeating: .zero, count: 6)
+        var gradient = SIMD8<Double>.zero
+        problem.points.withUnsafeBufferPointer { points in
+            problem.observations.withUnsafeBufferPointer { observations in
+                for i in indices {
+                    let p = pose.apply(points[i])
+                    guard p.z > 1e-9 else { continue }
+                    let iz = 1 / p.z
+                    let x = p.x * iz, y = p.y * iz
+                    let rx = fx * (x - observations[i].x)
+                    let ry = fy * (y - observations[i].y)
+                    let w = loss.weight(rx * rx + ry * ry)
+                    // Jacobians of the two residuals in (ω, δ).
+                    let jx = SIMD8<Double>(-fx * x * y, fx * (1 + x * x), -fx * y, fx * iz, 0, -fx * x * iz, 0, 0)
+                    let jy = SIMD8<Double>(-fy * (1 + y * y), fy * x * y, fy * x, 0, fy * iz, -fy * y * iz, 0, 0)
+                    let wjx = w * jx
+                    let wjy = w * jy
+                    gradient += wjx * rx + wjy * ry
+                    for r in 0..<6 {
+                        rows[r] += wjx[r] * jx + wjy[r] * jy
+                    }
                 }
             }
         }
         for r in 0..<6 {
-            for c in 0..<r { h[r * 6 + c] = h[c * 6 + r] }
+            g[r] += gradient[r]
+            for c in 0..<6 { h[r * 6 + c] += rows[r][c] }
         }
     }
 

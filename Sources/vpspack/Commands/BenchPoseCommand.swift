@@ -13,17 +13,19 @@ enum BenchPoseCommand: Command {
     static let name = "bench-pose"
     static let summary = "internal: time the pose solver on a correspondence file"
     static let help = """
-        usage: vpspack bench-pose FILE [--threshold PX] [--repeats N]
+        usage: vpspack bench-pose FILE [--threshold PX] [--repeats N] [--no-lo]
 
         Internal benchmark helper (see Scripts/pybench/pose_bench.py). Reads
         2D-3D correspondence sets from FILE (JSON), solves each with the pose
         solver (P3P, LO-RANSAC, refinement, confidence) and prints one JSON
         object per set with the pose and the median solve time in ms.
+        --no-lo turns local optimisation off (to measure what it buys).
         """
 
     static func run(_ arguments: inout Arguments, _ output: Output) throws -> ExitCode {
         let thresholdOption = try arguments.option("--threshold", "a positive number of pixels") { Double($0).flatMap { $0 > 0 ? $0 : nil } }
         let repeatsOption = try arguments.option("--repeats", "a positive whole number") { Int($0).flatMap { $0 > 0 ? $0 : nil } }
+        let noLocalOptimization = arguments.flag("--no-lo")
         let files = arguments.positionals()
         try arguments.finish()
         guard files.count == 1 else { throw UsageError("give exactly one correspondence file") }
@@ -36,6 +38,7 @@ enum BenchPoseCommand: Command {
         let repeats = repeatsOption ?? (root["repeats"] as? Int) ?? 1
         var options = PoseSolverOptions()
         options.estimator.threshold = threshold
+        options.estimator.localOptimization = !noLocalOptimization
         try options.validate()
         let solver = PoseSolver(options: options)
         for (index, problem) in problems.enumerated() {
