@@ -14,6 +14,9 @@ public struct PoseEstimatorOptions: Sendable, Hashable {
     public var localOptimization: Bool = true
     /// Optional gravity measured by the device; hypotheses that disagree are rejected.
     public var gravity: GravityPrior?
+    /// With a gravity prior, sample pairs for the upright two-point solver
+    /// (``UprightP2P``) instead of triples for P3P.
+    public var uprightSolver: Bool = true
     /// The seed of the sampler; the same input and seed give the same pose.
     public var seed: UInt64 = 0x5EED_CAFE
 
@@ -37,7 +40,8 @@ public struct PoseEstimate: Sendable {
 
 /// LO-RANSAC around the P3P solver, then robust non-linear refinement.
 ///
-/// - Sampling: three distinct correspondences, uniformly, from a seeded generator.
+/// - Sampling: three distinct correspondences, uniformly, from a seeded
+///   generator, for ``P3P``; with a gravity prior, two for ``UprightP2P``.
 /// - Scoring: MSAC, the truncated quadratic `Σ min(e², τ²)` of pixel errors,
 ///   with a point behind the camera costing τ²; scoring a hypothesis stops as
 ///   soon as its cost exceeds the best so far.
@@ -49,8 +53,9 @@ public struct PoseEstimate: Sendable {
 ///   recomputed, repeated while the score improves (at most three rounds).
 ///   This is the "iterative least squares" branch of LO-RANSAC (Chum, Matas,
 ///   Kittler 2003; Lebeda, Matas, Chum 2012) without the inner non-minimal RANSAC.
-/// - Stopping: after `k = log(1 - confidence) / log(1 - w³)` samples, where `w`
-///   is the inlier ratio of the best model, bounded by the minimum and maximum.
+/// - Stopping: after `k = log(1 - confidence) / log(1 - wᵐ)` samples, where `w`
+///   is the inlier ratio of the best model and `m` the sample size (3, or 2
+///   with gravity), bounded by the minimum and maximum.
 /// - Final refinement: Levenberg-Marquardt with a Huber loss (δ = τ/2) over the
 ///   inliers, then inliers are recomputed and refined once more if they changed.
 public struct PoseEstimator: Sendable {
@@ -79,22 +84,32 @@ public struct PoseEstimator: Sendable {
         var iterations = 0
         var hypotheses = 0
         var needed = options.maxIterations
+        // With gravity and the upright solver, samples are pairs.
+        let uprightAlignment = options.gravity.flatMap { options.uprightSolver ? UprightP2P.alignment(gravity: $0.directionInOpenCVCamera) : nil }
+        let sampleSize = uprightAlignment == nil ? 3 : 2
         let logFailure = log(1 - min(options.confidence, 1 - 1e-12))
 
         while iterations < max(options.minIterations, min(needed, options.maxIterations)) && iterations < options.maxIterations {
             iterations += 1
-            let i0 = generator.index(below: n)
-            var i1 = generator.index(below: n - 1)
-            if i1 >= i0 { i1 += 1 }
-            var i2 = generator.index(below: n - 2)
-            let lo = min(i0, i1), hi = max(i0, i1)
-            if i2 >= lo { i2 += 1 }
-            if i2 >= hi { i2 += 1 }
-            P3P.solve(
-                bearings: (bearings[i0], bearings[i1], bearings[i2]),
-                points: (problem.points[i0], problem.points[i1], problem.points[i2]),
-                into: &solutions
-            )
+            if let q = uprightAlignment {
+                let i0 = generator.index(below: n)
+                var i1 = generator.index(below: n - 1)
+                if i1 >= i0 { i1 += 1 }
+                UprightP2P.solve(bearings: (bearings[i0], bearings[i1]), points: (problem.points[i0], problem.points[i1]), alignment: q, into: &solutions)
+            } else {
+                let i0 = generator.index(below: n)
+                var i1 = generator.index(below: n - 1)
+                if i1 >= i0 { i1 += 1 }
+                var i2 = generator.index(below: n - 2)
+                let lo = min(i0, i1), hi = max(i0, i1)
+                if i2 >= lo { i2 += 1 }
+                if i2 >= hi { i2 += 1 }
+                P3P.solve(
+                    bearings: (bearings[i0], bearings[i1], bearings[i2]),
+                    points: (problem.points[i0], problem.points[i1], problem.points[i2]),
+                    into: &solutions
+                )
+            }
             for candidate in solutions {
                 if let gravity = options.gravity, !gravity.accepts(candidate) { continue }
                 hypotheses += 1
@@ -109,7 +124,7 @@ public struct PoseEstimator: Sendable {
                 best = model
                 bestCost = modelCost
                 bestInliers = modelInliers
-                needed = requiredIterations(inlierRatio: Double(modelInliers) / Double(n), logFailure: logFailure)
+                needed = requiredIterations(inlierRatio: Double(modelInliers) / Double(n), sampleSize: sampleSize, logFailure: logFailure)
             }
         }
         guard var pose = best, bestInliers >= 3 else { return nil }
@@ -143,8 +158,8 @@ public struct PoseEstimator: Sendable {
 
     /// The number of samples after which an all-inlier sample has been drawn
     /// with the configured confidence.
-    func requiredIterations(inlierRatio w: Double, logFailure: Double) -> Int {
-        let allInliers = w * w * w
+    func requiredIterations(inlierRatio w: Double, sampleSize: Int, logFailure: Double) -> Int {
+        let allInliers = pow(w, Double(sampleSize))
         guard allInliers > 0 else { return options.maxIterations }
         guard allInliers < 1 else { return 0 }
         let k = logFailure / log(1 - allInliers)
