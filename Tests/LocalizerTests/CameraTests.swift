@@ -112,3 +112,33 @@ import Localizer
         #expect(error?.message.contains(expected) == true, "\(error?.message ?? "no error") lacks '\(expected)'")
     }
 }
+
+@Suite struct CameraSidecarFileTests {
+    @Test func sidecarIsFoundBesideTheImageAndResolvedForReducedDecoding() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vpspack-sidecar-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let image = directory.appendingPathComponent("q.jpg").path
+        #expect(try IntrinsicsSource.sidecar(forImage: image) == nil)
+        let json = #"{"fx": 1000, "fy": 1000, "cx": 639.5, "cy": 359.5, "width": 1280, "height": 720}"#
+        try Data(json.utf8).write(to: directory.appendingPathComponent("q.json"))
+        let source = try #require(try IntrinsicsSource.sidecar(forImage: image))
+        let half = try source.resolve(originalWidth: 1280, originalHeight: 720, reduction: 2)
+        #expect(half == CameraIntrinsics(fx: 500, fy: 500, cx: 319.5, cy: 179.5))
+        let error = #expect(throws: LocalizerError.self) { try source.resolve(originalWidth: 640, originalHeight: 480, reduction: 1) }
+        #expect(error?.kind == .invalidSidecar)
+        #expect(error?.message.contains("q.json") == true)
+        // Given intrinsics are validated against the full image size.
+        let absurd = IntrinsicsSource.given(CameraIntrinsics(fx: -1, fy: 500, cx: 320, cy: 240))
+        #expect(throws: LocalizerError.self) { try absurd.resolve(originalWidth: 640, originalHeight: 480, reduction: 1) }
+    }
+
+    @Test func malformedSidecarFileIsAnError() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vpspack-sidecar-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Data("{not json".utf8).write(to: directory.appendingPathComponent("q.png.json"))
+        let error = #expect(throws: LocalizerError.self) { try IntrinsicsSource.sidecar(forImage: directory.appendingPathComponent("q.png").path) }
+        #expect(error?.message.contains("q.png.json") == true)
+    }
+}
