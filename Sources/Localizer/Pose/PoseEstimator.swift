@@ -43,8 +43,9 @@ public struct PoseEstimate: Sendable {
 /// - Sampling: three distinct correspondences, uniformly, from a seeded
 ///   generator, for ``P3P``; with a gravity prior, two for ``UprightP2P``.
 /// - Scoring: MSAC, the truncated quadratic `Σ min(e², τ²)` of pixel errors,
-///   with a point behind the camera costing τ²; scoring a hypothesis stops as
-///   soon as its cost exceeds the best so far.
+///   with a point behind the camera costing τ², over the matches in a fixed
+///   shuffled order; scoring a hypothesis stops as soon as its cost exceeds the
+///   best so far or Wald's sequential test (``SequentialTest``) declares it bad.
 /// - Gravity: with a prior, hypotheses whose implied gravity disagrees by more
 ///   than its tolerance are dropped before scoring.
 /// - Local optimisation: every new best model is refined by Levenberg-Marquardt
@@ -67,10 +68,16 @@ public struct PoseEstimator: Sendable {
 
     /// The best pose for `problem`, or nil when no hypothesis had at least three
     /// inliers (fewer than three correspondences, or nothing consistent).
-    public func estimate(_ problem: PoseProblem) -> PoseEstimate? {
-        let n = problem.count
+    public func estimate(_ input: PoseProblem) -> PoseEstimate? {
+        let n = input.count
         guard n >= 3 else { return nil }
         let tau2 = options.threshold * options.threshold
+        // Work in a fixed pseudo-random order so that early termination of
+        // scoring sees an unbiased sample of the matches whatever their input order.
+        var shuffler = SeededGenerator(seed: options.seed ^ 0x0DDB_A11)
+        var order = Array(0..<n)
+        order.shuffle(using: &shuffler)
+        let problem = PoseProblem(observations: order.map { input.observations[$0] }, points: order.map { input.points[$0] }, fx: input.fx, fy: input.fy)
         var bearings: [Vector3] = []
         bearings.reserveCapacity(n)
         for o in problem.observations { bearings.append(Vector3(o.x, o.y, 1).normalized) }
@@ -113,7 +120,8 @@ public struct PoseEstimator: Sendable {
             for candidate in solutions {
                 if let gravity = options.gravity, !gravity.accepts(candidate) { continue }
                 hypotheses += 1
-                let (cost, inliers) = score(candidate, problem: problem, tau2: tau2, bound: bestCost)
+                let test = best == nil ? nil : SequentialTest(inlierRatio: Double(bestInliers) / Double(n))
+                let (cost, inliers) = score(candidate, problem: problem, tau2: tau2, bound: bestCost, test: test)
                 guard cost < bestCost else { continue }
                 var model = candidate
                 var modelCost = cost
@@ -145,7 +153,7 @@ public struct PoseEstimator: Sendable {
         var mask = [Bool](repeating: false, count: n)
         var sum = 0.0
         for i in inlierIndices {
-            mask[i] = true
+            mask[order[i]] = true
             sum += problem.squaredError(pose, i)!.squareRoot()
         }
         guard inlierIndices.count >= 3 else { return nil }
@@ -166,13 +174,38 @@ public struct PoseEstimator: Sendable {
         return k.isFinite ? Int(min(k.rounded(.up), Double(options.maxIterations))) : options.maxIterations
     }
 
-    /// MSAC cost and inlier count; gives up (returning a cost ≥ `bound`) once the cost passes `bound`.
-    func score(_ pose: RigidTransform, problem: PoseProblem, tau2: Double, bound: Double) -> (Double, Int) {
+    /// Wald's sequential probability ratio test for "this model is bad"
+    /// (Matas and Chum, "Randomized RANSAC with sequential probability ratio
+    /// test", ICCV 2005): after each match the likelihood ratio of bad versus
+    /// good is multiplied by `δ/ε` for an inlier and `(1-δ)/(1-ε)` for an
+    /// outlier; scoring stops once it exceeds `A`.
+    struct SequentialTest {
+        /// The share of matches a bad model finds consistent by chance.
+        static let delta = 0.05
+        /// The decision threshold: a good model is wrongly rejected with probability at most 1/A.
+        static let threshold = 1000.0
+        let inlierFactor: Double
+        let outlierFactor: Double
+
+        /// A test against the inlier ratio `epsilon` of the best model so far; nil when it would not discriminate.
+        init?(inlierRatio epsilon: Double) {
+            guard epsilon > 2 * SequentialTest.delta, epsilon < 1 else { return nil }
+            inlierFactor = SequentialTest.delta / epsilon
+            outlierFactor = (1 - SequentialTest.delta) / (1 - epsilon)
+        }
+    }
+
+    /// MSAC cost and inlier count; gives up (returning a cost ≥ `bound`) once
+    /// the cost passes `bound` or the sequential test rejects the model.
+    func score(_ pose: RigidTransform, problem: PoseProblem, tau2: Double, bound: Double, test: SequentialTest? = nil) -> (Double, Int) {
         let r = pose.rotation
         let t = pose.translation
         let fx = problem.fx, fy = problem.fy
         var cost = 0.0
         var inliers = 0
+        var ratio = 1.0
+        let inlierFactor = test?.inlierFactor ?? 1
+        let outlierFactor = test?.outlierFactor ?? 1
         problem.points.withUnsafeBufferPointer { points in
             problem.observations.withUnsafeBufferPointer { observations in
                 for i in 0..<points.count {
@@ -190,7 +223,11 @@ public struct PoseEstimator: Sendable {
                         }
                     }
                     cost += e2
-                    if cost >= bound { return }
+                    ratio *= e2 < tau2 ? inlierFactor : outlierFactor
+                    if cost >= bound || ratio > SequentialTest.threshold {
+                        cost = .infinity
+                        return
+                    }
                 }
             }
         }
