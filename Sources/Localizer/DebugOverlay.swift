@@ -7,11 +7,10 @@
 public enum DebugOverlay {
     /// RGB bytes (3 per pixel, rows top to bottom) of the overlay.
     ///
-    /// - Parameters:
-    ///   - gray: the query's 8-bit gray pixels as decoded, `width * height` bytes.
-    ///   - debug: the keypoints and matches of the result, in the same pixel frame.
-    public static func render(gray: [UInt8], debug: LocalizationResult.DebugData) -> [UInt8] {
+    /// - Parameter debug: the decoded query with its keypoints and matches.
+    public static func render(_ debug: LocalizationResult.DebugData) -> [UInt8] {
         let width = debug.width, height = debug.height
+        let gray = debug.image
         precondition(gray.count == width * height, "one gray byte per pixel")
         var rgb = [UInt8](repeating: 0, count: width * height * 3)
         for i in 0..<(width * height) {

@@ -59,15 +59,18 @@ public struct LocalizationResult: Sendable {
         /// Size of the decoded image.
         public var width: Int
         public var height: Int
+        /// Its 8-bit gray pixels, rows top to bottom.
+        public var image: [UInt8]
         public var keypoints: [SIMD2<Double>]
         /// Pixels of the matched keypoints.
         public var matched: [SIMD2<Double>]
         /// Parallel to `matched`: true for inliers of the best pose.
         public var inlier: [Bool]
 
-        public init(width: Int, height: Int, keypoints: [SIMD2<Double>], matched: [SIMD2<Double>], inlier: [Bool]) {
+        public init(width: Int, height: Int, image: [UInt8], keypoints: [SIMD2<Double>], matched: [SIMD2<Double>], inlier: [Bool]) {
             self.width = width
             self.height = height
+            self.image = image
             self.keypoints = keypoints
             self.matched = matched
             self.inlier = inlier

@@ -6,12 +6,12 @@ import Localizer
         let width = 64, height = 48
         let gray = [UInt8](repeating: 200, count: width * height)
         let debug = LocalizationResult.DebugData(
-            width: width, height: height,
+            width: width, height: height, image: gray,
             keypoints: [SIMD2(5, 5), SIMD2(20, 20), SIMD2(40, 30)],
             matched: [SIMD2(20, 20), SIMD2(40, 30)],
             inlier: [true, false]
         )
-        let rgb = DebugOverlay.render(gray: gray, debug: debug)
+        let rgb = DebugOverlay.render(debug)
         #expect(rgb.count == width * height * 3)
         func pixel(_ x: Int, _ y: Int) -> (UInt8, UInt8, UInt8) {
             let i = 3 * (y * width + x)
@@ -27,7 +27,7 @@ import Localizer
         // Elsewhere the image is the darkened gray.
         #expect(pixel(60, 45) == (150, 150, 150))
         // Marks near the border are clipped, not out of bounds.
-        let edge = LocalizationResult.DebugData(width: width, height: height, keypoints: [SIMD2(0, 0)], matched: [SIMD2(63, 47)], inlier: [false])
-        #expect(DebugOverlay.render(gray: gray, debug: edge).count == width * height * 3)
+        let edge = LocalizationResult.DebugData(width: width, height: height, image: gray, keypoints: [SIMD2(0, 0)], matched: [SIMD2(63, 47)], inlier: [false])
+        #expect(DebugOverlay.render(edge).count == width * height * 3)
     }
 }

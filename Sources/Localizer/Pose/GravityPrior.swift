@@ -30,6 +30,17 @@ public struct GravityPrior: Sendable, Hashable {
         cosTolerance = cos(toleranceDegrees * Double.pi / 180)
     }
 
+    /// Parses the `--gravity x,y,z` option: the down direction in ARKit camera axes.
+    ///
+    /// - Throws: ``LocalizerError`` (`.invalidOption`) when the text is not three numbers or the vector is zero.
+    public static func parse(_ text: String) throws(LocalizerError) -> GravityPrior {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 3, let x = parts[0], let y = parts[1], let z = parts[2] else {
+            throw LocalizerError(.invalidOption, "--gravity '\(text)': expected three numbers x,y,z in camera axes (x right, y up, -z forward)")
+        }
+        return try GravityPrior(cameraGravity: Vector3(x, y, z))
+    }
+
     /// The gravity direction a world-to-camera pose implies, in OpenCV camera axes: `R (0, -1, 0)`.
     @inlinable
     public static func impliedGravity(_ pose: RigidTransform) -> Vector3 {
