@@ -93,10 +93,15 @@ import Localizer
         let json = #"{"fx": 600, "fy": 610, "cx": 322, "cy": 241, "width": 640, "height": 480, "k1": -0.28, "k2": 0.09, "p1": 0.001, "p2": -0.0007}"#
         let sidecar = try CameraIntrinsics.Sidecar(json: Data(json.utf8), path: "q.json")
         #expect(sidecar.width == 640 && sidecar.height == 480)
-        #expect(try sidecar.intrinsics(forOriginalWidth: 640, height: 480) == CameraTests.distorted)
-        let error = #expect(throws: LocalizerError.self) { try sidecar.intrinsics(forOriginalWidth: 1280, height: 960) }
+        let source = IntrinsicsSource.sidecar(sidecar, path: "q.json")
+        #expect(try source.resolve(originalWidth: 640, originalHeight: 480, reduction: 1) == CameraTests.distorted)
+        let error = #expect(throws: LocalizerError.self) { try source.resolve(originalWidth: 1280, originalHeight: 960, reduction: 1) }
         #expect(error?.kind == .invalidSidecar)
         #expect(error?.message.contains("640x480") == true && error?.message.contains("1280x960") == true)
+        // Implausible values in a sidecar are bad data, named by the file.
+        let negative = try CameraIntrinsics.Sidecar(json: Data(#"{"fx": -600, "fy": 610, "cx": 322, "cy": 241, "width": 640, "height": 480}"#.utf8), path: "n.json")
+        let bad = #expect(throws: LocalizerError.self) { try IntrinsicsSource.sidecar(negative, path: "n.json").resolve(originalWidth: 640, originalHeight: 480, reduction: 1) }
+        #expect(bad?.kind == .invalidSidecar && bad?.message.contains("n.json") == true)
     }
 
     @Test(arguments: [

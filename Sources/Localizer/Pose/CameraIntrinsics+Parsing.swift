@@ -75,17 +75,5 @@ extension CameraIntrinsics {
             k.p2 = try number("p2", required: false) ?? 0
             self.init(intrinsics: k, width: Int(w), height: Int(h))
         }
-
-        /// The sidecar's intrinsics after checking that they describe an image
-        /// of `width`×`height` pixels (the image's full size, before any reduced
-        /// decoding; rescale the result with ``CameraIntrinsics/scaled(by:)``).
-        ///
-        /// - Throws: ``LocalizerError`` (`.invalidSidecar`) on a size mismatch.
-        public func intrinsics(forOriginalWidth width: Int, height: Int) throws(LocalizerError) -> CameraIntrinsics {
-            guard width == self.width, height == self.height else {
-                throw LocalizerError(.invalidSidecar, "sidecar describes a \(self.width)x\(self.height) image but the image is \(width)x\(height)")
-            }
-            return intrinsics
-        }
     }
 }

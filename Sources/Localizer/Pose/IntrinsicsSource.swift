@@ -37,19 +37,26 @@ public enum IntrinsicsSource: Sendable, Hashable {
     ///   - originalHeight: the image's full height.
     ///   - reduction: the decoder's reduction factor (1, 2, 4 or 8).
     /// - Throws: ``LocalizerError``: `.invalidSidecar` when a sidecar's size
-    ///   differs from the image's, `.invalidIntrinsics` when the values are implausible.
+    ///   differs from the image's or its values are implausible,
+    ///   `.invalidIntrinsics` when given values are implausible.
     public func resolve(originalWidth: Int, originalHeight: Int, reduction: Int) throws(LocalizerError) -> CameraIntrinsics {
         let full: CameraIntrinsics
         switch self {
         case .given(let k):
             full = k
+            try full.validate(width: originalWidth, height: originalHeight)
         case .sidecar(let sidecar, let path):
             guard sidecar.width == originalWidth, sidecar.height == originalHeight else {
                 throw LocalizerError(.invalidSidecar, "sidecar \(path) describes a \(sidecar.width)x\(sidecar.height) image but the image is \(originalWidth)x\(originalHeight)")
             }
             full = sidecar.intrinsics
+            do {
+                try full.validate(width: originalWidth, height: originalHeight)
+            } catch {
+                // Bad values in a file are bad data (65), not a usage error.
+                throw LocalizerError(.invalidSidecar, "sidecar \(path): \(error.message)")
+            }
         }
-        try full.validate(width: originalWidth, height: originalHeight)
         return reduction == 1 ? full : full.scaled(by: 1 / Double(reduction))
     }
 }
