@@ -25,6 +25,7 @@ enum CLI {
         [
             BenchFeaturesCommand.self,
             BenchPoseCommand.self,
+            BenchMapCommand.self,
         ]
     }
 
