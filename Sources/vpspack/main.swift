@@ -18,6 +18,7 @@ enum CLI {
             TrustCommand.self,
             KeygenCommand.self,
             PublishCommand.self,
+            LocalizeCommand.self,
         ]
     }
 
@@ -25,6 +26,8 @@ enum CLI {
     static var hiddenCommands: [any Command.Type] {
         [
             BenchFeaturesCommand.self,
+            BenchPoseCommand.self,
+            BenchMapCommand.self,
         ]
     }
 

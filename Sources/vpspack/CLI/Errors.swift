@@ -14,6 +14,11 @@ func describe(_ error: any Error) -> (ExitCode, String) {
     switch error {
     case let e as CryptoError:
         return (.dataError, e.message)
+    case let e as LocalizerError:
+        switch e.kind {
+        case .invalidIntrinsics, .invalidOption: return (.usage, e.message)
+        case .invalidSidecar, .invalidMap: return (.dataError, e.message)
+        }
     case let e as PublishError:
         return (e.kind == .io ? .ioError : .dataError, e.message)
     case let e as PackFormatError:
