@@ -7,7 +7,30 @@ enum CLI {
     static var commands: [any Command.Type] {
         [
             VersionCommand.self,
+            PackCommand.self,
+            OfferCommand.self,
+            DownloadCommand.self,
+            ListCommand.self,
+            InspectCommand.self,
+            VerifyCommand.self,
+            RemoveCommand.self,
+            AttachmentCommand.self,
+            TrustCommand.self,
+            KeygenCommand.self,
+            PublishCommand.self,
+            LocalizeCommand.self,
             SynthCommand.self,
+            BuildCommand.self,
+        ]
+    }
+
+    /// Commands that work but are not listed by `--help` (benchmark helpers).
+    static var hiddenCommands: [any Command.Type] {
+        [
+            BenchFeaturesCommand.self,
+            BenchPoseCommand.self,
+            BenchMapCommand.self,
+            EvaluateCommand.self,
         ]
     }
 
@@ -32,7 +55,7 @@ enum CLI {
             output.out(usage())
             return 0
         }
-        guard let command = commands.first(where: { $0.name == name }) else {
+        guard let command = (commands + hiddenCommands).first(where: { $0.name == name }) else {
             output.err("vpspack: unknown command '\(name)'\n\n" + usage())
             return ExitCode.usage.rawValue
         }

@@ -1,0 +1,118 @@
+import VPSImageIO
+
+/// Image resizing for the scale pyramid.
+enum Resize {
+    /// Bilinear resampling to `width` x `height`, pixel centres aligned
+    /// (`src = (dst + 0.5) * scale - 0.5`), 7-bit fixed-point weights.
+    ///
+    /// Each output row first blends its two source rows over the full source
+    /// width (16-bit lanes, vectorised), then interpolates horizontally.
+    static func bilinear(_ image: GrayImage, width: Int, height: Int) -> GrayImage {
+        let sw = image.width, sh = image.height
+        guard width > 0, height > 0, sw > 0, sh > 0 else { return GrayImage(width: max(width, 0), height: max(height, 0)) }
+        // Source column and weight (0...128) of each output column.
+        func taps(_ n: Int, _ sourceCount: Int) -> ([Int], [UInt32]) {
+            let ratio = Double(sourceCount) / Double(n)
+            var index = [Int](repeating: 0, count: n), weight = [UInt32](repeating: 0, count: n)
+            for i in 0..<n {
+                let f = max(0, (Double(i) + 0.5) * ratio - 0.5)
+                var j = Int(f)
+                var w = UInt32(((f - Double(j)) * 128).rounded())
+                if w == 128 { j += 1; w = 0 }
+                if j >= sourceCount - 1 { j = max(sourceCount - 2, 0); w = sourceCount == 1 ? 0 : 128 }
+                index[i] = j
+                weight[i] = w
+            }
+            return (index, weight)
+        }
+        let (xs, wxs) = taps(width, sw)
+        let (ys, wys) = taps(height, sh)
+        var out = [UInt8](repeating: 0, count: width * height)
+        let blended = UnsafeMutablePointer<UInt16>.allocate(capacity: sw + 1)
+        defer { blended.deallocate() }
+        blended[sw] = 0
+        image.pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                let s = src.baseAddress!
+                for y in 0..<height {
+                    let r0 = s + ys[y] &* sw, r1 = s + min(ys[y] + 1, sh - 1) &* sw
+                    let wy = UInt16(wys[y]), wy0 = 128 &- wy
+                    for x in 0..<sw {
+                        blended[x] = UInt16(r0[x]) &* wy0 &+ UInt16(r1[x]) &* wy
+                    }
+                    let d = dst.baseAddress! + y &* width
+                    xs.withUnsafeBufferPointer { xs in
+                        wxs.withUnsafeBufferPointer { wxs in
+                            for x in 0..<width {
+                                let j = xs[x], w = wxs[x]
+                                let v = UInt32(blended[j]) &* (128 &- w) &+ UInt32(blended[j &+ 1]) &* w
+                                d[x] = UInt8(truncatingIfNeeded: (v &+ 8192) >> 14)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return GrayImage(width: width, height: height, pixels: out)
+    }
+}
+
+/// Separable 7-tap Gaussian (sigma 2) blur, borders reflected, for BRIEF.
+enum Smooth {
+    // Taps of a sigma-2 Gaussian, scaled to sum to 256.
+    static let taps: (Int32, Int32, Int32, Int32) = (18, 34, 49, 54)
+
+    static func gaussian7(_ image: GrayImage) -> GrayImage {
+        let w = image.width, h = image.height
+        guard w >= 4, h >= 4 else { return image }
+        let (k3, k2, k1, k0) = taps
+        var tmp = [UInt16](repeating: 0, count: w * h)
+        var out = [UInt8](repeating: 0, count: w * h)
+        @inline(__always) func reflect(_ i: Int, _ n: Int) -> Int { i < 0 ? -i : (i >= n ? 2 * n - 2 - i : i) }
+        image.pixels.withUnsafeBufferPointer { src in
+            tmp.withUnsafeMutableBufferPointer { t in
+                for y in 0..<h {
+                    let r = y * w
+                    // Borders with reflection.
+                    for x in [0, 1, 2, w - 3, w - 2, w - 1] {
+                        var s: Int32 = k0 &* Int32(src[r + x])
+                        s &+= k1 &* (Int32(src[r + reflect(x - 1, w)]) &+ Int32(src[r + reflect(x + 1, w)]))
+                        s &+= k2 &* (Int32(src[r + reflect(x - 2, w)]) &+ Int32(src[r + reflect(x + 2, w)]))
+                        s &+= k3 &* (Int32(src[r + reflect(x - 3, w)]) &+ Int32(src[r + reflect(x + 3, w)]))
+                        t[r + x] = UInt16(truncatingIfNeeded: (s &+ 128) >> 8)
+                    }
+                    let p = src.baseAddress! + r
+                    let q = t.baseAddress! + r
+                    for x in 3..<(w - 3) {
+                        var s = UInt16(54) &* UInt16(p[x])
+                        s &+= UInt16(49) &* (UInt16(p[x - 1]) &+ UInt16(p[x + 1]))
+                        s &+= UInt16(34) &* (UInt16(p[x - 2]) &+ UInt16(p[x + 2]))
+                        s &+= UInt16(18) &* (UInt16(p[x - 3]) &+ UInt16(p[x + 3]))
+                        q[x] = (s &+ 128) >> 8
+                    }
+                }
+            }
+        }
+        // Vertical pass over 8-bit values kept in 16-bit lanes: sums stay below 65536.
+        tmp.withUnsafeBufferPointer { t in
+            out.withUnsafeMutableBufferPointer { o in
+                for y in 0..<h {
+                    let rows = (-3...3).map { reflect(y + $0, h) * w }
+                    let r0 = t.baseAddress! + rows[3]
+                    let m1 = t.baseAddress! + rows[2], p1 = t.baseAddress! + rows[4]
+                    let m2 = t.baseAddress! + rows[1], p2 = t.baseAddress! + rows[5]
+                    let m3 = t.baseAddress! + rows[0], p3 = t.baseAddress! + rows[6]
+                    let d = o.baseAddress! + y * w
+                    for x in 0..<w {
+                        var s = UInt16(54) &* r0[x]
+                        s &+= UInt16(49) &* (m1[x] &+ p1[x])
+                        s &+= UInt16(34) &* (m2[x] &+ p2[x])
+                        s &+= UInt16(18) &* (m3[x] &+ p3[x])
+                        d[x] = UInt8(truncatingIfNeeded: (s &+ 128) >> 8)
+                    }
+                }
+            }
+        }
+        return GrayImage(width: w, height: h, pixels: out)
+    }
+}

@@ -1,0 +1,92 @@
+public import PackFormat
+
+/// Approximate nearest neighbours in Hamming space with multi-index hashing.
+///
+/// The 256-bit descriptor is cut into `tableCount` substrings of `keyBits` bits;
+/// table `t` buckets every map descriptor by its `t`-th substring (built at pack
+/// time, stored in map/index.bin). A query probes, in every table, its own
+/// substring's bucket and, with probe radius 1, the `keyBits` buckets one bit
+/// away, and compares itself with each descriptor found (each once). By the
+/// pigeonhole principle a map descriptor within Hamming distance
+/// `tableCount * (radius + 1) - 1` of the query is always found; farther true
+/// neighbours are found when at least one substring is that close, which is
+/// likely (docs/matching.md gives the figures).
+///
+/// When the allowed subset is small, scanning it exhaustively is cheaper than
+/// probing; the matcher switches to that below ``bruteForceLimit`` descriptors.
+public struct HashIndexMatcher: DescriptorMatcher {
+    public let index: MapIndexTables
+    public let exact: BruteForceMatcher
+    /// Probe radius per table: 0 (own bucket) or 1 (own bucket and its keyBits neighbours).
+    public var probeRadius: Int
+    /// With an allowed subset of fewer descriptors than this, matching is exhaustive.
+    public var bruteForceLimit: Int
+
+    public init(map: MapData, probeRadius: Int = 1, bruteForceLimit: Int = 3000) {
+        self.init(index: map.index, exact: BruteForceMatcher(map: map), probeRadius: probeRadius, bruteForceLimit: bruteForceLimit)
+    }
+
+    public init(index: MapIndexTables, exact: BruteForceMatcher, probeRadius: Int = 1, bruteForceLimit: Int = 3000) {
+        precondition(index.descriptorCount == exact.descriptors.count && (0...1).contains(probeRadius))
+        self.index = index
+        self.exact = exact
+        self.probeRadius = probeRadius
+        self.bruteForceLimit = bruteForceLimit
+    }
+
+    public func match(_ queries: [BinaryDescriptor], options: MatchOptions) -> [DescriptorMatch] {
+        if let allowed = options.allowed {
+            var allowedDescriptors = 0
+            for p in allowed.points { allowedDescriptors += exact.pointStarts[Int(p) + 1] - exact.pointStarts[Int(p)] }
+            if allowedDescriptors < bruteForceLimit { return exact.match(queries, options: options) }
+        }
+        let m = index.descriptorCount
+        guard m > 0 else { return [] }
+        let keyBits = index.keyBits, tables = index.tableCount
+        let buckets = 1 << keyBits
+        let radius = probeRadius
+        // Per-descriptor stamp of the last query that compared it.
+        var stamps = [UInt32](repeating: 0, count: m)
+        var out: [DescriptorMatch] = []
+        out.reserveCapacity(queries.count)
+        let allowed = options.allowed
+        index.offsets.withUnsafeBufferPointer { offsets in
+            index.entries.withUnsafeBufferPointer { entries in
+                exact.descriptors.withUnsafeBufferPointer { ds in
+                    exact.owners.withUnsafeBufferPointer { owners in
+                        stamps.withUnsafeMutableBufferPointer { stamps in
+                            for (qi, q) in queries.enumerated() {
+                                let stamp = UInt32(truncatingIfNeeded: qi &+ 1)
+                                var best = BestTwo()
+                                @inline(__always) func scan(_ table: Int, _ key: Int) {
+                                    let ob = table * (buckets + 1)
+                                    let start = Int(offsets[ob + key]), end = Int(offsets[ob + key + 1])
+                                    let eb = table * m
+                                    var e = start
+                                    while e < end {
+                                        let d = Int(entries[eb + e])
+                                        e += 1
+                                        if stamps[d] == stamp { continue }
+                                        stamps[d] = stamp
+                                        let p = Int(owners[d])
+                                        if let allowed, !allowed.contains(p) { continue }
+                                        best.offer(hammingDistance(q, ds[d]), point: p)
+                                    }
+                                }
+                                for t in 0..<tables {
+                                    let key = MapIndexTables.key(q, table: t, keyBits: keyBits)
+                                    scan(t, key)
+                                    if radius >= 1 {
+                                        for b in 0..<keyBits { scan(t, key ^ (1 << b)) }
+                                    }
+                                }
+                                if let match = best.result(query: qi, options: options) { out.append(match) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+}

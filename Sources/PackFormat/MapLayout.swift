@@ -1,0 +1,151 @@
+/// The binary layout of a pack's `map/` files, as docs/map-format.md describes byte for byte.
+///
+/// Every binary file starts with a 32-byte header: a 4-byte magic, then
+/// little-endian `UInt32` fields (version, counts, record sizes), then zeros.
+/// All multi-byte values in every file are little-endian.
+public enum MapLayout {
+    /// The map layout version this build reads and writes.
+    public static let version: UInt32 = 1
+    public static let headerSize = 32
+
+    public static let pointsPath = "map/points.bin"
+    public static let descriptorsPath = "map/descriptors.bin"
+    public static let indexPath = "map/index.bin"
+    public static let keyframesPath = "map/keyframes.json"
+
+    /// `VPSP`, `VPSD`, `VPSI` as stored (byte order of the file).
+    public static let pointsMagic: [UInt8] = Array("VPSP".utf8)
+    public static let descriptorsMagic: [UInt8] = Array("VPSD".utf8)
+    public static let indexMagic: [UInt8] = Array("VPSI".utf8)
+
+    /// Bytes per point record: x, y, z (Float32), floor (Int16), observations (UInt16).
+    public static let pointRecordSize = 16
+    /// Bytes per descriptor: 256 bits as four little-endian UInt64, lane 0 first.
+    public static let descriptorSize = 32
+    /// The largest point or descriptor count a file may declare (2^28).
+    public static let maxCount = 1 << 28
+}
+
+/// A map point: a position in pack coordinates (metres, Y up), its floor and how
+/// many capture frames observed it.
+public struct MapPoint: Sendable, Equatable {
+    public var x: Float
+    public var y: Float
+    public var z: Float
+    public var floor: Int16
+    public var observations: UInt16
+
+    public init(x: Float, y: Float, z: Float, floor: Int16 = 0, observations: UInt16 = 1) {
+        self.x = x
+        self.y = y
+        self.z = z
+        self.floor = floor
+        self.observations = observations
+    }
+
+    public var position: SIMD3<Float> { SIMD3(x, y, z) }
+}
+
+/// A capture keyframe: its pose (camera-to-pack, ARKit/OpenGL camera axes) and pinhole intrinsics.
+public struct MapKeyframe: Codable, Sendable, Equatable {
+    public var id: Int
+    /// The source image name, informative only.
+    public var name: String?
+    /// Camera centre in pack coordinates.
+    public var position: [Double]
+    /// Camera-to-pack unit quaternion, [x, y, z, w].
+    public var rotation: [Double]
+    public var fx: Double
+    public var fy: Double
+    public var cx: Double
+    public var cy: Double
+    public var width: Int
+    public var height: Int
+    public var floor: Int?
+
+    public init(id: Int, name: String? = nil, position: [Double], rotation: [Double], fx: Double, fy: Double, cx: Double, cy: Double,
+                width: Int, height: Int, floor: Int? = nil) {
+        self.id = id
+        self.name = name
+        self.position = position
+        self.rotation = rotation
+        self.fx = fx
+        self.fy = fy
+        self.cx = cx
+        self.cy = cy
+        self.width = width
+        self.height = height
+        self.floor = floor
+    }
+}
+
+/// The hash tables of the descriptor index (map/index.bin): `tableCount` tables,
+/// table `t` keyed by the `keyBits` descriptor bits starting at bit `t * keyBits`.
+///
+/// Table `t`'s bucket for key `k` holds the descriptor indices
+/// `entries[t][offsets[t][k] ..< offsets[t][k + 1]]`, ascending.
+public struct MapIndexTables: Sendable, Equatable {
+    /// Bits per key: 8 or 16.
+    public var keyBits: Int
+    /// The number of tables, 1 ... 256 / keyBits.
+    public var tableCount: Int
+    public var descriptorCount: Int
+    /// `tableCount * (2^keyBits + 1)` bucket starts, table after table.
+    public var offsets: [UInt32]
+    /// `tableCount * descriptorCount` descriptor indices, table after table.
+    public var entries: [UInt32]
+
+    public init(keyBits: Int, tableCount: Int, descriptorCount: Int, offsets: [UInt32], entries: [UInt32]) {
+        self.keyBits = keyBits
+        self.tableCount = tableCount
+        self.descriptorCount = descriptorCount
+        self.offsets = offsets
+        self.entries = entries
+    }
+
+    /// The key of `descriptor` in table `table`.
+    @inlinable
+    public static func key(_ descriptor: SIMD4<UInt64>, table: Int, keyBits: Int) -> Int {
+        let bit = table * keyBits
+        return Int(truncatingIfNeeded: (descriptor[bit >> 6] >> UInt64(bit & 63)) & ((1 << UInt64(keyBits)) - 1))
+    }
+
+    /// Builds the tables for `descriptors` by counting sort (stable: buckets ascend).
+    public static func build(descriptors: [SIMD4<UInt64>], keyBits: Int = 16, tableCount: Int = 16) -> MapIndexTables {
+        precondition((keyBits == 8 || keyBits == 16) && tableCount >= 1 && tableCount * keyBits <= 256)
+        let buckets = 1 << keyBits
+        let m = descriptors.count
+        var offsets = [UInt32](repeating: 0, count: tableCount * (buckets + 1))
+        var entries = [UInt32](repeating: 0, count: tableCount * m)
+        var keys = [Int](repeating: 0, count: m)
+        for t in 0..<tableCount {
+            let ob = t * (buckets + 1)
+            for i in 0..<m {
+                keys[i] = key(descriptors[i], table: t, keyBits: keyBits)
+                offsets[ob + keys[i] + 1] &+= 1
+            }
+            for k in 0..<buckets { offsets[ob + k + 1] &+= offsets[ob + k] }
+            var cursor = Array(offsets[ob..<(ob + buckets)])
+            for i in 0..<m {
+                let k = keys[i]
+                entries[t * m + Int(cursor[k])] = UInt32(i)
+                cursor[k] &+= 1
+            }
+        }
+        return MapIndexTables(keyBits: keyBits, tableCount: tableCount, descriptorCount: m, offsets: offsets, entries: entries)
+    }
+}
+
+/// Why a map file was refused: which file, which entry or field, what is wrong.
+public struct MapFormatError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file, e.g. `map/points.bin`.
+    public var file: String
+    public var reason: String
+
+    public init(file: String, _ reason: String) {
+        self.file = file
+        self.reason = reason
+    }
+
+    public var description: String { "\(file): \(reason)" }
+}

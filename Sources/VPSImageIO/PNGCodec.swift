@@ -1,0 +1,114 @@
+internal import CPNG
+
+/// PNG through libpng's simplified API (png_image), which reports errors in the
+/// image structure instead of longjmp-ing out.
+enum PNGCodec {
+    /// Decodes any PNG to 8-bit gray; alpha is dropped, not composited.
+    /// Returns the image and the declared size.
+    static func decode(_ bytes: UnsafeRawBufferPointer, source: String, maxPixels: Int) throws(ImageError) -> (GrayImage, Int, Int) {
+        var image = png_image()
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        defer { png_image_free(&image) }
+        guard png_image_begin_read_from_memory(&image, bytes.baseAddress, bytes.count) != 0 else {
+            throw error(image, source: source, during: "in its header")
+        }
+        let width = Int(image.width), height = Int(image.height)
+        guard width > 0, height > 0 else { throw ImageError(.corrupt, source: source, "the PNG header gives a \(width)x\(height) image") }
+        guard width.multipliedReportingOverflow(by: height).partialValue <= maxPixels else {
+            throw ImageError(.tooLarge, source: source, "the PNG header announces \(width)x\(height) pixels, more than the limit of \(maxPixels) pixels")
+        }
+        // Read the samples as stored, without libpng's gamma-aware colour-to-gray
+        // conversion: 8-bit (and palette) images as sRGB bytes, 16-bit images as
+        // 16-bit samples. Gray is then computed like libjpeg's luminance, so a
+        // PNG and a JPEG of the same picture give the same gray image.
+        let linear = image.format & UInt32(PNG_FORMAT_FLAG_LINEAR) != 0
+        let color = image.format & UInt32(PNG_FORMAT_FLAG_COLOR) != 0
+        let alpha = image.format & UInt32(PNG_FORMAT_FLAG_ALPHA) != 0
+        image.format = (color ? UInt32(PNG_FORMAT_FLAG_COLOR) : 0) | (alpha ? UInt32(PNG_FORMAT_FLAG_ALPHA) : 0)
+            | (linear ? UInt32(PNG_FORMAT_FLAG_LINEAR) : 0)
+        image.flags = 0
+        let channels = (color ? 3 : 1) + (alpha ? 1 : 0)
+        let count = width * height
+        var gray = [UInt8](repeating: 0, count: count)
+        if linear {
+            var buffer = [UInt16](repeating: 0, count: count * channels)
+            let ok = buffer.withUnsafeMutableBytes { out in png_image_finish_read(&image, nil, out.baseAddress, Int32(width * channels), nil) }
+            guard ok != 0 else { throw error(image, source: source, during: "in its image data") }
+            for i in 0..<count {
+                let p = i * channels
+                var v = color ? luma(UInt32(buffer[p]), UInt32(buffer[p + 1]), UInt32(buffer[p + 2])) : UInt32(buffer[p])
+                if alpha {
+                    // Linear output with alpha is premultiplied: undo it.
+                    let a = UInt32(buffer[p + channels - 1])
+                    v = a == 0 ? 0 : min(65535, (v * 65535 + a / 2) / a)
+                }
+                gray[i] = UInt8((v + 128) / 257)
+            }
+        } else {
+            if !color && !alpha {
+                let ok = gray.withUnsafeMutableBytes { out in png_image_finish_read(&image, nil, out.baseAddress, Int32(width), nil) }
+                guard ok != 0 else { throw error(image, source: source, during: "in its image data") }
+                return (GrayImage(width: width, height: height, pixels: gray), width, height)
+            }
+            var buffer = [UInt8](repeating: 0, count: count * channels)
+            let ok = buffer.withUnsafeMutableBytes { out in png_image_finish_read(&image, nil, out.baseAddress, Int32(width * channels), nil) }
+            guard ok != 0 else { throw error(image, source: source, during: "in its image data") }
+            for i in 0..<count {
+                let p = i * channels
+                gray[i] = color ? UInt8(luma(UInt32(buffer[p]), UInt32(buffer[p + 1]), UInt32(buffer[p + 2]))) : buffer[p]
+            }
+        }
+        return (GrayImage(width: width, height: height, pixels: gray), width, height)
+    }
+
+    /// ITU-R BT.601 luminance, as libjpeg computes Y: 0.299 R + 0.587 G + 0.114 B, rounded.
+    @inline(__always)
+    static func luma(_ r: UInt32, _ g: UInt32, _ b: UInt32) -> UInt32 {
+        (19595 &* r &+ 38470 &* g &+ 7471 &* b &+ 32768) >> 16
+    }
+
+    private static func error(_ image: png_image, source: String, during what: String) -> ImageError {
+        var copy = image.message
+        let text = withUnsafeBytes(of: &copy) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+        let lower = text.lowercased()
+        if lower.contains("end of data") || lower.contains("eof") || lower.contains("not enough") || lower.contains("truncat")
+            || lower.contains("read beyond") || lower.contains("unexpected end") {
+            return ImageError(.truncated, source: source, "the PNG data ends before the image does (\(text))")
+        }
+        return ImageError(.corrupt, source: source, "invalid PNG data \(what) (\(text))")
+    }
+
+    /// Compresses 8-bit samples, 1 (gray) or 3 (RGB) channels (png_image_write_to_memory).
+    static func encode(_ pixels: [UInt8], width: Int, height: Int, channels: Int) throws(ImageError) -> [UInt8] {
+        guard width > 0, height > 0, width <= 1 << 24, height <= 1 << 24 else {
+            throw ImageError(.encode, source: "<memory>", "cannot write a \(width)x\(height) PNG")
+        }
+        precondition(pixels.count == width * height * channels)
+        var image = png_image()
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        image.width = UInt32(width)
+        image.height = UInt32(height)
+        image.format = channels == 3 ? UInt32(PNG_FORMAT_RGB) : UInt32(PNG_FORMAT_GRAY)
+        defer { png_image_free(&image) }
+        var size = 0
+        let stride = Int32(width * channels)
+        let sized = pixels.withUnsafeBytes { src in
+            png_image_write_to_memory(&image, nil, &size, 0, src.baseAddress, stride, nil)
+        }
+        guard sized != 0, size > 0 else { throw encodeError(image) }
+        var out = [UInt8](repeating: 0, count: size)
+        let ok = out.withUnsafeMutableBytes { dst in
+            pixels.withUnsafeBytes { src in
+                png_image_write_to_memory(&image, dst.baseAddress, &size, 0, src.baseAddress, stride, nil)
+            }
+        }
+        guard ok != 0 else { throw encodeError(image) }
+        return Array(out.prefix(size))
+    }
+
+    private static func encodeError(_ image: png_image) -> ImageError {
+        var copy = image.message
+        let text = withUnsafeBytes(of: &copy) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+        return ImageError(.encode, source: "<memory>", "PNG compression failed (\(text))")
+    }
+}

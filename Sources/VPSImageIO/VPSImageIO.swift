@@ -1,1 +1,0 @@
-// VPSImageIO: see docs/architecture.md
