@@ -21,6 +21,9 @@ public struct BuildOptions: Sendable {
     public var estimateUp = true
     /// COLMAP: metres per model unit.
     public var scale = 1.0
+    /// Decode frames reduced (by 2, 4 or 8) while their longer side stays at least this; nil for full size.
+    /// Large captures build faster; map points lose some precision.
+    public var maxDimension: Int?
     /// Look for frame images here (by file name) instead of beside transforms.json.
     public var imagesDirectory: URL?
 

@@ -22,19 +22,19 @@ extension PackBuild {
         return path.hasPrefix("/") ? URL(fileURLWithPath: path) : base.appendingPathComponent(path)
     }
 
-    /// Decodes a frame to gray and checks that its size is the camera's.
-    static func loadImage(_ path: String, base: URL, options: BuildOptions, camera: CaptureCamera) throws(BuildError) -> GrayImage {
+    /// Decodes a frame to gray (reduced when `maxDimension` asks) and checks that its size is the camera's.
+    static func loadImage(_ path: String, base: URL, options: BuildOptions, camera: CaptureCamera) throws(BuildError) -> DecodedImage {
         let url = imageURL(path, base: base, options: options)
         let decoded: DecodedImage
         do {
-            decoded = try ImageDecoder.decode(path: url.path)
+            decoded = try ImageDecoder.decode(path: url.path, maxDimension: options.maxDimension)
         } catch {
             throw error.kind == .io ? .io("cannot read the frame image \(url.path): \(error.reason)") : .badData("the frame image \(url.path) cannot be decoded: \(error.reason)")
         }
-        guard decoded.image.width == camera.width, decoded.image.height == camera.height else {
-            throw .badData("the frame image \(url.path) is \(decoded.image.width)x\(decoded.image.height) but its camera says \(camera.width)x\(camera.height)")
+        guard decoded.originalWidth == camera.width, decoded.originalHeight == camera.height else {
+            throw .badData("the frame image \(url.path) is \(decoded.originalWidth)x\(decoded.originalHeight) but its camera says \(camera.width)x\(camera.height)")
         }
-        return decoded.image
+        return decoded
     }
 
     static func loadDepth(_ path: String, base: URL, camera: CaptureCamera) throws(BuildError) -> [UInt16] {
@@ -53,16 +53,21 @@ extension PackBuild {
                            cx: camera.localizerCX, cy: camera.localizerCY, width: camera.width, height: camera.height, floor: floor)
     }
 
-    /// The file-convention pixel (centres at +0.5) of a keypoint (centres at integers).
-    static func pixel(_ k: Keypoint) -> SIMD2<Double> { SIMD2(Double(k.x) + 0.5, Double(k.y) + 0.5) }
+    /// The full-size, file-convention pixel (centres at +0.5) of a keypoint
+    /// found at integer-centred coordinates in an image reduced by `d`.
+    static func pixel(_ k: Keypoint, _ d: Int) -> SIMD2<Double> {
+        SIMD2((Double(k.x) + 0.5) * Double(d), (Double(k.y) + 0.5) * Double(d))
+    }
 
     /// Back-projects every feature with a trustworthy depth; returns the observations added.
-    static func backProject(_ features: FeatureSet, image: GrayImage, depth: [UInt16], scale: Double, pose: CapturePose,
+    static func backProject(_ features: FeatureSet, image: DecodedImage, depth: [UInt16], scale: Double, pose: CapturePose,
                             camera: CaptureCamera, frame: Int, floor: Int, into merger: inout PointMerger) -> Int {
         let w = camera.width, h = camera.height
+        let r = image.reduction
         var added = 0
         for (k, d) in zip(features.keypoints, features.descriptors) {
-            let x = Int(k.x.rounded()), y = Int(k.y.rounded())
+            let full = pixel(k, r)
+            let x = Int((full.x - 0.5).rounded()), y = Int((full.y - 0.5).rounded())
             guard x >= 1, y >= 1, x < w - 1, y < h - 1 else { continue }
             // Depth at the corner and its 3×3 neighbourhood: skip depth edges, where
             // the corner may belong to either surface.
@@ -76,10 +81,10 @@ extension PackBuild {
             }
             guard lo > 0, Double(hi - lo) <= 0.03 * Double(lo) else { continue }
             let z = Double(depth[y * w + x]) * scale
-            let world = pose.toWorld(camera.ray(pixel(k)) * z)
-            let level = pow(1.2, Double(k.octave))
+            let world = pose.toWorld(camera.ray(full) * z)
+            let level = pow(1.2, Double(k.octave)) * Double(r)
             let radius = max(0.015, 3 * level * z / camera.fx)
-            let g = Double(image.pixels[y * w + x])
+            let g = Double(image.image[min(image.image.width - 1, Int(k.x.rounded())), min(image.image.height - 1, Int(k.y.rounded()))])
             merger.add(world, descriptor: d, radius: radius, frame: frame, colour: SIMD3(g, g, g), floor: floor)
             added += 1
         }
@@ -111,20 +116,20 @@ extension PackBuild {
                 }
                 guard bestJ >= 0, best <= 50, Double(best) < 0.8 * Double(second) else { continue }
                 let ka = cur.keypoints[i], kb = b.keypoints[bestJ]
-                let ra = current.pose.rotation * current.camera.ray(pixel(ka))
-                let rb = other.pose.rotation * other.camera.ray(pixel(kb))
+                let ra = current.pose.rotation * current.camera.ray(pixel(ka, current.reduction))
+                let rb = other.pose.rotation * other.camera.ray(pixel(kb, other.reduction))
                 guard let x = Triangulation.point(origins: [current.pose.position, other.pose.position], directions: [ra, rb]) else { continue }
                 guard Triangulation.parallaxDegrees(x, centres: [current.pose.position, other.pose.position]) >= 2 else { continue }
                 var ok = true
                 for (f, k) in [(current, ka), (other, kb)] {
                     let c = f.pose.toCamera(x)
                     guard c.z < -0.1, -c.z < 30, let p = f.camera.project(c) else { ok = false; break }
-                    let e = p - pixel(k)
-                    if (e * e).sum() > 4 { ok = false; break }
+                    let e = p - pixel(k, f.reduction)
+                    if (e * e).sum() > 4 * Double(f.reduction * f.reduction) { ok = false; break }
                 }
                 guard ok else { continue }
                 let depthA = -current.pose.toCamera(x).z
-                let radius = max(0.02, 4 * pow(1.2, Double(ka.octave)) * depthA / current.camera.fx)
+                let radius = max(0.02, 4 * pow(1.2, Double(ka.octave)) * Double(current.reduction) * depthA / current.camera.fx)
                 let g = Double(current.image[Int(ka.x.rounded()), Int(ka.y.rounded())])
                 merger.add(x, descriptor: b.descriptors[bestJ], radius: radius, frame: other.index, colour: SIMD3(g, g, g), floor: current.floor)
                 merger.add(x, descriptor: da, radius: radius, frame: current.index, colour: SIMD3(g, g, g), floor: current.floor)

@@ -37,14 +37,15 @@ public enum PackBuild {
             let camera = try transforms.intrinsics(of: i)
             let pose = poses[i]
             let image = try loadImage(frame.filePath, base: base, options: options, camera: camera)
-            let features = extractor.extract(image)
+            let features = extractor.extract(image.image)
             keyframes.append(keyframe(id: i, name: frame.filePath, pose: pose, camera: camera, floor: floors[i]))
             if let depthPath = frame.depthFilePath {
                 let depth = try loadDepth(depthPath, base: base, camera: camera)
                 observations += backProject(features, image: image, depth: depth, scale: transforms.metresPerDepthUnit,
                                             pose: pose, camera: camera, frame: i, floor: floors[i], into: &merger)
             } else {
-                let current = FrameFeatures(index: i, pose: pose, camera: camera, features: features, image: image, floor: floors[i])
+                let current = FrameFeatures(index: i, pose: pose, camera: camera, features: features, image: image.image,
+                                            reduction: image.reduction, floor: floors[i])
                 observations += triangulate(current, against: window, into: &merger)
                 window.append(current)
                 if window.count > 6 { window.removeFirst() }
@@ -86,13 +87,14 @@ public enum PackBuild {
         for (step, k) in mapping.enumerated() {
             let image = ordered[k]
             guard let camera = model.cameras[image.cameraID]?.intrinsics else { continue }
-            let gray = try loadImage(image.name, base: images, options: imageOptions, camera: camera)
-            let features = extractor.extract(gray)
+            let decoded = try loadImage(image.name, base: images, options: imageOptions, camera: camera)
+            let features = extractor.extract(decoded.image)
+            let r = Double(decoded.reduction)
             keyframes.append(keyframe(id: image.id, name: image.name, pose: poses[k], camera: camera, floor: floors[k]))
             let lookup = KeypointGrid(features.keypoints, cell: 8)
             for o in image.observations where o.point3D >= 0 {
-                // COLMAP pixel centres are at +0.5; keypoints have them at integers.
-                guard let f = lookup.nearest(x: o.x - 0.5, y: o.y - 0.5, within: 2.5) else { continue }
+                // COLMAP pixel centres are at +0.5; keypoints have them at integers, in the reduced image.
+                guard let f = lookup.nearest(x: o.x / r - 0.5, y: o.y / r - 0.5, within: 3) else { continue }
                 var list = descriptors[o.point3D, default: []]
                 if list.count < 8 { list.append(features.descriptors[f]) }
                 descriptors[o.point3D] = list
@@ -128,6 +130,8 @@ struct FrameFeatures {
     var camera: CaptureCamera
     var features: FeatureSet
     var image: GrayImage
+    /// The decoder's reduction: keypoints are in an image `reduction` times smaller than the camera's.
+    var reduction: Int
     var floor: Int
 }
 

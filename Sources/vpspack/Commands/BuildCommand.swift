@@ -9,7 +9,7 @@ enum BuildCommand: Command {
         usage: vpspack build (--transforms FILE [--images DIR] | --colmap MODEL_DIR --images DIR)
                              -o PACK.vpspack --tour ID --version N [--georef LAT,LON,ALT,HEADING]
                              [--attach FILE]... [--validation N] [--features N] [--storey M]
-                             [--scale S] [--keep-axes] [--json]
+                             [--max-dimension N] [--scale S] [--keep-axes] [--json]
 
         Extracts features in every frame; back-projects them through depth images
         (or triangulates them across neighbouring frames when there is no depth),
@@ -31,6 +31,7 @@ enum BuildCommand: Command {
           --validation N        frames held out as the validation set (default: 1 in 10, at most 8)
           --features N          features per frame (default 2000)
           --storey M            storey height for floor numbers (default 3)
+          --max-dimension N     decode frames reduced by 2, 4 or 8 while the longer side stays >= N
           --scale S             COLMAP: metres per model unit (default 1)
           --keep-axes           COLMAP: keep the model's axes (default: rotate its mean camera up to +Y)
           --json                print a JSON summary
@@ -55,6 +56,7 @@ enum BuildCommand: Command {
         let storey = try arguments.option("--storey", "a positive number of metres") { Double($0).flatMap { $0 > 0 ? $0 : nil } }
         let scale = try arguments.option("--scale", "a positive number") { Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } }
         let keepAxes = arguments.flag("--keep-axes")
+        let maxDimension = try arguments.option("--max-dimension", "an integer of at least 64") { Int($0).flatMap { $0 >= 64 ? $0 : nil } }
         try arguments.finish()
         guard let out else { throw UsageError("missing -o PACK.vpspack") }
         guard let version else { throw UsageError("missing --version") }
@@ -70,6 +72,7 @@ enum BuildCommand: Command {
         if let storey { options.storey = storey }
         if let scale { options.scale = scale }
         options.estimateUp = !keepAxes
+        options.maxDimension = maxDimension
         options.imagesDirectory = images.map { URL(fileURLWithPath: $0) }
 
         let bar = ProgressLine(output: output, label: "building")
