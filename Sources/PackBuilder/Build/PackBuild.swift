@@ -54,7 +54,7 @@ public enum PackBuild {
         }
         let minFrames = mapping.count >= 2 ? 2 : 1
         let points = merger.stablePoints(minFrames: minFrames, maxSpread: 0.05)
-        let validationRecords = try validation.map { i throws(BuildError) in
+        let validationRecords = try validation.sorted().map { i throws(BuildError) in
             ValidationFrame(name: transforms.frames[i].filePath, source: imageURL(transforms.frames[i].filePath, base: base, options: options),
                             pose: poses[i], camera: try transforms.intrinsics(of: i), floor: floors[i])
         }
@@ -111,7 +111,7 @@ public enum PackBuild {
             points.append(MergedPoint(position: position, descriptors: representativeDescriptors(list), colour: SIMD3(Double(p.color.x), Double(p.color.y), Double(p.color.z)),
                                       observations: list.count, floor: floor))
         }
-        let validationRecords = try validation.map { k throws(BuildError) in
+        let validationRecords = try validation.sorted().map { k throws(BuildError) in
             let image = ordered[k]
             guard let camera = model.cameras[image.cameraID]?.intrinsics else {
                 throw BuildError.badData("image \(image.id) uses an unknown camera \(image.cameraID)")

@@ -1,5 +1,6 @@
 import Foundation
 import PackBuilder
+import PackFormat
 
 /// `vpspack build`: a pack from a posed capture (transforms.json) or a COLMAP model.
 enum BuildCommand: Command {
@@ -9,7 +10,7 @@ enum BuildCommand: Command {
         usage: vpspack build (--transforms FILE [--images DIR] | --colmap MODEL_DIR --images DIR)
                              -o PACK.vpspack --tour ID --version N [--georef LAT,LON,ALT,HEADING]
                              [--attach FILE]... [--validation N] [--features N] [--storey M]
-                             [--max-dimension N] [--scale S] [--keep-axes] [--json]
+                             [--max-dimension N] [--scale S] [--keep-axes] [--created ISO8601] [--json]
 
         Extracts features in every frame; back-projects them through depth images
         (or triangulates them across neighbouring frames when there is no depth),
@@ -34,6 +35,7 @@ enum BuildCommand: Command {
           --max-dimension N     decode frames reduced by 2, 4 or 8 while the longer side stays >= N
           --scale S             COLMAP: metres per model unit (default 1)
           --keep-axes           COLMAP: keep the model's axes (default: rotate its mean camera up to +Y)
+          --created ISO8601     creation time in the manifest (default: now); fix it for reproducible packs
           --json                print a JSON summary
         """
 
@@ -56,6 +58,7 @@ enum BuildCommand: Command {
         let storey = try arguments.option("--storey", "a positive number of metres") { Double($0).flatMap { $0 > 0 ? $0 : nil } }
         let scale = try arguments.option("--scale", "a positive number") { Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } }
         let keepAxes = arguments.flag("--keep-axes")
+        let created = try arguments.option("--created", "an ISO 8601 time such as 2026-11-30T19:00:00Z", ISO8601.parse)
         let maxDimension = try arguments.option("--max-dimension", "an integer of at least 64") { Int($0).flatMap { $0 >= 64 ? $0 : nil } }
         try arguments.finish()
         guard let out else { throw UsageError("missing -o PACK.vpspack") }
@@ -73,6 +76,7 @@ enum BuildCommand: Command {
         if let scale { options.scale = scale }
         options.estimateUp = !keepAxes
         options.maxDimension = maxDimension
+        if let created { options.created = created }
         options.imagesDirectory = images.map { URL(fileURLWithPath: $0) }
 
         let bar = ProgressLine(output: output, label: "building")
