@@ -171,10 +171,10 @@ public final class Downloader {
             if size > total || (size > 0 && state?.etag == nil) {
                 try handle.truncate(atOffset: 0)
             } else {
-                try handle.seek(toOffset: 0)
-                while offset < size, let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                    hasher.update(chunk)
-                    offset += Int64(chunk.count)
+                let existing = try FileBlockReader(path: files.partial.path)
+                while offset < size, let block = try existing.next() {
+                    hasher.update(block)
+                    offset += Int64(block.count)
                 }
             }
         } catch {
