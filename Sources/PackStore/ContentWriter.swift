@@ -33,7 +33,9 @@ final class ContentWriter {
 
     func appendChunk(fileID: Int64, bytes: UnsafeRawBufferPointer) throws {
         try addChunk.bind([.integer(fileID), .integer(sequence)])
-        try addChunk.bindBlob(bytes, at: 3)
+        // No copy: the bytes stay valid for the whole step, and are unbound right after.
+        try addChunk.bindBlob(bytes, at: 3, copying: false)
+        defer { addChunk.clearBindings() }
         while try addChunk.step() {}
         sequence += 1
     }
