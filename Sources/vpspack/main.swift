@@ -19,6 +19,7 @@ enum CLI {
             KeygenCommand.self,
             PublishCommand.self,
             LocalizeCommand.self,
+            SynthCommand.self,
         ]
     }
 
