@@ -140,7 +140,11 @@ public final class Downloader {
         progress: (DownloadProgress) -> Void = { _ in }
     ) throws(DownloadError) -> DownloadOutcome {
         let checked = try checkOffer(tour: tour, allowUnsigned: allowUnsigned)
-        if checked.isUpToDate { return .alreadyUpToDate(version: checked.offer.version) }
+        if checked.isUpToDate {
+            // A process killed after its commit but before its clean-up left the installed archive's partial file.
+            PartialFiles(directory: store.downloadsDirectory, server: server.identity, tour: tour).discardStale(of: checked.offer.archive)
+            return .alreadyUpToDate(version: checked.offer.version)
+        }
         let offer = checked.offer
         let files = PartialFiles(directory: store.downloadsDirectory, server: server.identity, tour: tour)
         let lock = try files.lock()
