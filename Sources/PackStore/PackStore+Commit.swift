@@ -26,10 +26,14 @@ public struct AcceptedOffer: Sendable, Equatable {
     public var envelope: Data
     /// Its verified payload.
     public var offer: Offer
+    /// Lets a lower version replace the installed one: the offer policy's fast-forward recovery,
+    /// when every key that signed the installed offer has been revoked (docs/trust.md).
+    public var liftsVersionFloor: Bool
 
-    public init(envelope: Data, offer: Offer) {
+    public init(envelope: Data, offer: Offer, liftsVersionFloor: Bool = false) {
         self.envelope = envelope
         self.offer = offer
+        self.liftsVersionFloor = liftsVersionFloor
     }
 }
 
@@ -85,11 +89,10 @@ extension PackStore {
             throw .mismatch("the archive is a pack of tour '\(manifest.tour)', not of tour '\(tour)' as asked")
         }
         if let offer {
-            guard manifest.version == offer.offer.version else {
-                throw .mismatch("the archive holds version \(manifest.version) but the offer is for version \(offer.offer.version)")
-            }
-            guard manifest.format == offer.offer.format else {
-                throw .mismatch("the archive is format \(manifest.format) but the offer says format \(offer.offer.format)")
+            do {
+                try OfferPolicy.checkManifest(offer.offer, tour: manifest.tour, version: manifest.version, format: manifest.format)
+            } catch {
+                throw .offer(error)
             }
         }
         let result = try storeErrors {
@@ -112,7 +115,7 @@ extension PackStore {
     ) throws -> CommitResult {
         let manifest = reader.manifest
         let old = try installedRow(server: server, tour: tour)
-        if let old, old.version > manifest.version {
+        if let old, old.version > manifest.version, offer?.liftsVersionFloor != true {
             throw StoreError.offer(.rollback(offered: manifest.version, installed: old.version))
         }
         let writer = try ContentWriter(db: db)

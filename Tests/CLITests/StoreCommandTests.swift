@@ -157,11 +157,11 @@ import VPSCrypto
         #expect(result.stderr.contains("tours/demo/offer.json"), "\(result.stderr)")
     }
 
-    @Test func httpServerIsNotAvailableYet() throws {
+    @Test func httpServerThatIsDownIsUnavailable() throws {
         let scene = try StoreScene()
         let result = try scene.vpspack("offer", "--server", "http://127.0.0.1:9", "--tour", "demo")
         #expect(result.status == 69)
-        #expect(result.stderr.contains("HTTP transport not available yet"), "\(result.stderr)")
+        #expect(result.stderr.contains("cannot connect to http://127.0.0.1:9/tours/demo/offer.json"), "\(result.stderr)")
     }
 
     @Test func verifyNamesTheFileAlteredInsideTheDatabase() throws {

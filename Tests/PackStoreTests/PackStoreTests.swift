@@ -88,7 +88,7 @@ import VPSSQLite
         let offer = Offer(tour: "demo", version: 3, created: Date(), expires: Date().addingTimeInterval(60), format: 1,
                           archive: .init(path: "demo.vpspack", length: 1, sha256: String(repeating: "0", count: 64)))
         let accepted = AcceptedOffer(envelope: Data("{}".utf8), offer: offer)
-        #expect(throws: StoreError.mismatch("the archive holds version 2 but the offer is for version 3")) {
+        #expect(throws: StoreError.offer(.archiveMismatch("the archive's manifest says version 2 but the offer says 3"))) {
             try store.commit(archive: archive, server: server, tour: "demo", offer: accepted)
         }
     }

@@ -286,11 +286,9 @@ final class DownloadScene {
         #expect(throws: DownloadError.self) { try ServerLocation.parse(text) }
     }
 
-    @Test func httpTransportIsNotBuiltInYet() throws {
-        #expect {
-            _ = try makeTransport(for: ServerLocation.parse("https://example.com"))
-        } throws: { error in
-            (error as? DownloadError)?.description.contains("HTTP transport not available yet") == true
-        }
+    @Test func httpServersGetTheHTTPTransport() throws {
+        let transport = try makeTransport(for: ServerLocation.parse("https://example.com/packs/"))
+        let http = try #require(transport as? HTTPTransport)
+        #expect(http.url(for: "tours/demo/offer.json") == "https://example.com/packs/tours/demo/offer.json")
     }
 }
