@@ -144,7 +144,14 @@ final class HTTPExchange {
             _ = vpspack_curl_setopt_long(h, CURLOPT_NOPROGRESS, 0)
             _ = vpspack_curl_setopt_xferinfo_callback(h, httpExchangeProgressCallback)
             _ = vpspack_curl_setopt_pointer(h, CURLOPT_XFERINFODATA, context)
-            return curl_easy_perform(h)
+            let code = curl_easy_perform(h)
+            // The handle outlives this call: leave it no pointer into this frame or this exchange.
+            _ = vpspack_curl_setopt_pointer(h, CURLOPT_ERRORBUFFER, nil)
+            _ = vpspack_curl_setopt_slist(h, CURLOPT_HTTPHEADER, nil)
+            _ = vpspack_curl_setopt_pointer(h, CURLOPT_HEADERDATA, nil)
+            _ = vpspack_curl_setopt_pointer(h, CURLOPT_WRITEDATA, nil)
+            _ = vpspack_curl_setopt_pointer(h, CURLOPT_XFERINFODATA, nil)
+            return code
         }
 
         // A response with an empty body never reached the write callback: decide now.
