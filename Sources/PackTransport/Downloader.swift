@@ -140,7 +140,11 @@ public final class Downloader {
         progress: (DownloadProgress) -> Void = { _ in }
     ) throws(DownloadError) -> DownloadOutcome {
         let checked = try checkOffer(tour: tour, allowUnsigned: allowUnsigned)
-        if checked.isUpToDate { return .alreadyUpToDate(version: checked.offer.version) }
+        if checked.isUpToDate {
+            // A process killed after its commit but before its clean-up left the installed archive's partial file.
+            PartialFiles(directory: store.downloadsDirectory, server: server.identity, tour: tour).discardStale(of: checked.offer.archive)
+            return .alreadyUpToDate(version: checked.offer.version)
+        }
         let offer = checked.offer
         let files = PartialFiles(directory: store.downloadsDirectory, server: server.identity, tour: tour)
         let lock = try files.lock()
@@ -183,7 +187,8 @@ public final class Downloader {
         do {
             // Re-hash what an earlier attempt left, so the final hash covers every byte.
             let size = Int64(try handle.seekToEnd())
-            if size > total {
+            // Bytes without a recorded validator cannot be resumed safely; neither can too many bytes.
+            if size > total || (size > 0 && state?.etag == nil) {
                 try handle.truncate(atOffset: 0)
             } else {
                 try handle.seek(toOffset: 0)
@@ -198,6 +203,8 @@ public final class Downloader {
         let resumedFrom = offset
         var firstBlock = true
         do {
+            // A partial file that is already complete (a crash right after the transfer) needs no request.
+            guard offset < total else { throw StreamDone() }
             let response = try transport.stream(
                 "tours/\(offer.tour)/\(offer.archive.path)", from: offset, ifRange: offset > 0 ? state?.etag : nil, maxLength: total,
                 restart: { response in
@@ -209,7 +216,7 @@ public final class Downloader {
                 sink: { bytes in
                     let room = Int(total - offset)
                     let slice = UnsafeRawBufferPointer(rebasing: bytes[0..<min(bytes.count, room)])
-                    try handle.write(contentsOf: Data(slice))
+                    try handle.write(contentsOf: slice)
                     hasher.update(slice)
                     offset += Int64(slice.count)
                     progress(DownloadProgress(bytes: offset, total: total, resumedFrom: resumedFrom))
@@ -217,7 +224,8 @@ public final class Downloader {
                 }
             )
             if response.etag != state?.etag { try files.record(etag: response.etag, for: offer.archive) }
-            try handle.synchronize()
+        } catch is StreamDone {
+            // nothing left to fetch
         } catch let error as TransportError {
             throw .transport(error)
         } catch let error as DownloadError {
@@ -239,3 +247,6 @@ public final class Downloader {
 
 @available(*, unavailable)
 extension Downloader: Sendable {}
+
+/// Thrown (and caught) inside ``Downloader`` when the partial file already holds the whole archive.
+private struct StreamDone: Error {}

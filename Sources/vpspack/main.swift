@@ -18,6 +18,8 @@ enum CLI {
             TrustCommand.self,
             KeygenCommand.self,
             PublishCommand.self,
+            LocalizeCommand.self,
+            SynthCommand.self,
         ]
     }
 
@@ -25,6 +27,8 @@ enum CLI {
     static var hiddenCommands: [any Command.Type] {
         [
             BenchFeaturesCommand.self,
+            BenchPoseCommand.self,
+            BenchMapCommand.self,
         ]
     }
 

@@ -196,6 +196,29 @@ import VPSSQLite
         #expect(throws: StoreError.self) { try pack.data(at: "map/own.bin") }
     }
 
+    @Test func verifyNamesAFileWhosePagesCannotBeRead() throws {
+        let dir = try TemporaryDirectory()
+        let dbURL: URL
+        do {
+            let store = try PackStore(directory: dir.path("store"))
+            try store.commit(archive: StoreFixtures.archive(in: dir, version: 1, seed: 1).url, server: server, tour: "demo")
+            dbURL = store.databaseURL
+        }
+        // Break the chain of overflow pages that holds map/own.bin: its next-page pointer now points past the file.
+        var data = try Data(contentsOf: dbURL)
+        let needle = Data(StoreFixtures.bytes(400_000, seed: 1)[200_000..<200_064])
+        let at = try #require(data.firstRange(of: needle)?.lowerBound)
+        let page = at / 65_536 * 65_536
+        data.replaceSubrange(page..<page + 4, with: [0x7f, 0xff, 0xff, 0xff])
+        try data.write(to: dbURL)
+
+        let store = try PackStore(directory: dir.path("store"))
+        let report = try store.verify(server: server, tour: "demo")
+        #expect(report.damaged.map(\.path) == ["map/own.bin"])
+        #expect(report.damaged.first?.problem.contains("cannot be read") == true, "\(report.damaged)")
+        #expect(!(try store.integrityCheck()).isEmpty, "integrity_check sees the broken page chain")
+    }
+
     @Test func trustedKeysArePinnedPerServer() throws {
         let dir = try TemporaryDirectory()
         let store = try PackStore(directory: dir.path("store"))

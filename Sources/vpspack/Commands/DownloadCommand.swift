@@ -40,6 +40,9 @@ enum DownloadCommand: Command {
         for path in attachFiles {
             let url = URL(fileURLWithPath: path)
             guard FileManager.default.isReadableFile(atPath: url.path) else { throw UsageError("--attach \(path): no such readable file") }
+            guard !attachments.contains(where: { $0.name == url.lastPathComponent }) else {
+                throw UsageError("--attach \(path): another attached file is also named \(url.lastPathComponent)")
+            }
             attachments.append(HostAttachment(name: url.lastPathComponent, file: url))
         }
         let store = try StoreSupport.open(common)
