@@ -103,6 +103,21 @@ struct NetworkEndToEndTests {
         #expect(partialFiles(scene).isEmpty, "a complete archive with the wrong hash is discarded, not resumed")
     }
 
+    @Test func archiveShorterThanOfferedIsRefused() throws {
+        let scene = try NetworkScene()
+        let server = try twoVersionServer(scene) { request, bytes in
+            FaultServer.file(Array(bytes[0..<(bytes.count / 2)]), etag: "\"v2\"", for: request)
+        }
+        defer { server.stop() }
+        try installVersionOne(scene, server)
+        let run = try download(scene, server)
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("ends at byte"), "\(run.stderr)")
+        #expect(try scene.installedVersion() == 1)
+        #expect(try scene.verifyIsClean())
+        #expect(partialFiles(scene).isEmpty)
+    }
+
     @Test func serverErrorThenSuccessIsRetried() throws {
         let scene = try NetworkScene()
         let server = try twoVersionServer(scene) { request, bytes in
