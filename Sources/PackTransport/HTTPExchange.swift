@@ -125,6 +125,9 @@ final class HTTPExchange {
             _ = vpspack_curl_setopt_long(h, CURLOPT_LOW_SPEED_TIME, configuration.lowSpeedTime)
             _ = vpspack_curl_setopt_long(h, CURLOPT_BUFFERSIZE, 256 * 1024)
             _ = vpspack_curl_setopt_string(h, CURLOPT_USERAGENT, configuration.userAgent)
+            if let caFile = configuration.caFile {
+                _ = vpspack_curl_setopt_string(h, CURLOPT_CAINFO, caFile)
+            }
             if let start = request.rangeStart {
                 _ = vpspack_curl_setopt_string(h, CURLOPT_RANGE, "\(start)-")
                 if let validator = request.ifRange {
