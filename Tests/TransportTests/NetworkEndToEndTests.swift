@@ -351,3 +351,53 @@ struct PublishToNginxTests {
         #expect(try scene.vpspack("trust", "--server", server, "--revoke", publicKey).status == 1)
     }
 }
+
+/// Refusals of the producer and trust commands, through the binary.
+struct ProducerCommandTests {
+    @Test func keygenNeverOverwritesAKey() throws {
+        let scene = try NetworkScene()
+        let path = scene.root.appendingPathComponent("k.key").path
+        let first = try scene.vpspack("keygen", "--out", path, "--json")
+        #expect(first.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any]
+        #expect((object?["publicKey"] as? String)?.count == 64)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let second = try scene.vpspack("keygen", "--out", path)
+        #expect(second.status == 74)
+        #expect(second.stderr.contains("refusing to overwrite"), "\(second.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test func publishRefusesADamagedArchiveAndBadOptions() throws {
+        let scene = try NetworkScene()
+        let keyPath = scene.root.appendingPathComponent("k.key").path
+        #expect(try scene.vpspack("keygen", "--out", keyPath).status == 0)
+        let archive = try scene.archive(version: 1, size: 100_000)
+        var bytes = try Data(contentsOf: archive)
+        bytes[bytes.count / 2] ^= 0x55
+        let damaged = scene.root.appendingPathComponent("damaged.vpspack")
+        try bytes.write(to: damaged)
+        let run = try scene.vpspack("publish", damaged.path, "--site", scene.site.path, "--key", keyPath)
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("cannot be published"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scene.site.appendingPathComponent("tours/demo/offer.json").path))
+
+        let badSpan = try scene.vpspack("publish", archive.path, "--site", scene.site.path, "--key", keyPath, "--expires", "soon")
+        #expect(badSpan.status == 64)
+        let notAKey = try scene.vpspack("publish", archive.path, "--site", scene.site.path, "--key", archive.path)
+        #expect(notAKey.status == 65)
+        #expect(notAKey.stderr.contains("is not a vpspack key file"), "\(notAKey.stderr)")
+    }
+
+    @Test func trustRefusesMalformedKeysAndMixedActions() throws {
+        let scene = try NetworkScene()
+        let short = try scene.vpspack("trust", "--server", "http://example.com", "--key", "abcd")
+        #expect(short.status == 64)
+        #expect(short.stderr.contains("64 hex digits"), "\(short.stderr)")
+        let both = try scene.vpspack("trust", "--list", "--server", "http://example.com", "--key", String(repeating: "a", count: 64))
+        #expect(both.status == 64)
+        let none = try scene.vpspack("trust", "--list")
+        #expect(none.status == 0)
+        #expect(none.stdout.contains("no key is pinned"))
+    }
+}
