@@ -260,6 +260,28 @@ struct NetworkEndToEndTests {
         #expect(last?.headers["if-range"] == "\"v2\"")
     }
 
+    @Test func progressIsRedrawnOnATerminalAndPlainOtherwise() throws {
+        let scene = try NetworkScene()
+        let server = try twoVersionServer(scene, v2Size: 600_000) { request, bytes in
+            .paced(status: 200, headers: [("ETag", "\"v2\"")], body: bytes, chunk: 32_768, delay: 0.03)
+        }
+        defer { server.stop() }
+        try installVersionOne(scene, server)
+        let plain = try download(scene, server)
+        #expect(!plain.stdout.contains("\u{1b}[K"), "no terminal control codes in a log: \(plain.stdout)")
+        #expect(plain.stdout.contains("demo: "), "\(plain.stdout)")
+        #expect(plain.stdout.contains("(100%)"), "\(plain.stdout)")
+
+        // Remove and download again, now on a terminal.
+        #expect(try scene.vpspack("remove", "--server", server.baseURL.absoluteString, "--tour", "demo").status == 0)
+        let terminal = try scene.vpspackOnTerminal("download", "--server", server.baseURL.absoluteString, "--tour", "demo")
+        #expect(terminal.status == 0, "\(terminal.stdout)")
+        let redraws = terminal.stdout.components(separatedBy: "\r\u{1b}[K").count - 1
+        #expect(redraws >= 2, "the line is redrawn in place: \(terminal.stdout)")
+        #expect(terminal.stdout.contains("/s"), "a rate is shown: \(terminal.stdout)")
+        #expect(try scene.installedVersion() == 2)
+    }
+
     @Test func unreachableServersFailClearly() throws {
         let scene = try NetworkScene()
         let port = try Nginx.freePort()

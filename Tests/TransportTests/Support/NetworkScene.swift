@@ -98,6 +98,15 @@ final class NetworkScene {
         return finish(try launch(shell, environment: [:]))
     }
 
+    /// Runs vpspack with its stdout on a pseudo-terminal (util-linux `script`), as a person at a terminal sees it.
+    func vpspackOnTerminal(_ arguments: String...) throws -> Run {
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        let command = ([try Self.binary().path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        shell.arguments = ["-qfec", command, "/dev/null"]
+        return finish(try launch(shell, environment: [:]))
+    }
+
     /// Makes a real `.vpspack` of tour `demo` with one map file of `size` pseudo-random bytes.
     func archive(version: Int, size: Int = 200_000, tour: String = "demo") throws -> URL {
         let src = root.appendingPathComponent("src-\(tour)-\(version)")
