@@ -262,5 +262,4 @@ enum CurlCode {
     static let malformedURL = Int(CURLE_URL_MALFORMAT.rawValue)
     static let peerFailedVerification = Int(CURLE_PEER_FAILED_VERIFICATION.rawValue)
     static let sslConnectError = Int(CURLE_SSL_CONNECT_ERROR.rawValue)
-    static let writeError = Int(CURLE_WRITE_ERROR.rawValue)
 }
