@@ -77,8 +77,8 @@ final class NetworkScene {
 
     func finish(_ started: (Process, URL, URL)) -> Run {
         started.0.waitUntilExit()
-        let out = (try? String(contentsOf: started.1, encoding: .utf8)) ?? ""
-        let err = (try? String(contentsOf: started.2, encoding: .utf8)) ?? ""
+        let out = String(decoding: FileManager.default.contents(atPath: started.1.path) ?? Data(), as: UTF8.self)
+        let err = String(decoding: FileManager.default.contents(atPath: started.2.path) ?? Data(), as: UTF8.self)
         try? FileManager.default.removeItem(at: started.1)
         try? FileManager.default.removeItem(at: started.2)
         return Run(status: started.0.terminationStatus, stdout: out, stderr: err)
