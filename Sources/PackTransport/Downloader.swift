@@ -233,7 +233,12 @@ public final class Downloader {
         } catch {
             throw .io("cannot write the partial download \(files.partial.path): \(IOErrorText.describe(error))")
         }
-        guard offset == total else { throw .incomplete(received: offset, expected: total) }
+        guard offset == total else {
+            // The transport finished normally (a cut connection is an error it throws after its
+            // retries), so the server's file itself is shorter than the offer says.
+            files.discard()
+            throw .archiveMismatch("the server's \(offer.archive.path) ends at byte \(offset) but the offer says \(total) bytes; the partial download was discarded")
+        }
         let digest = hasher.finalize().hex
         do {
             try OfferPolicy.checkArchive(offer, length: offset, sha256: digest)
