@@ -14,6 +14,8 @@ enum CLI {
     static var hiddenCommands: [any Command.Type] {
         [
             BenchFeaturesCommand.self,
+            BenchMatchingCommand.self,
+            LearnBRIEFCommand.self,
         ]
     }
 

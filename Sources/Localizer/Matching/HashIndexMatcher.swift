@@ -74,7 +74,7 @@ public struct HashIndexMatcher: DescriptorMatcher {
                                     }
                                 }
                                 for t in 0..<tables {
-                                    let key = MapIndexTables.key(q, table: t, keyBits: keyBits)
+                                    let key = index.key(q, table: t)
                                     scan(t, key)
                                     if radius >= 1 {
                                         for b in 0..<keyBits { scan(t, key ^ (1 << b)) }
