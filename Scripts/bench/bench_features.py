@@ -17,9 +17,9 @@ def time_orb(path, count, repeats, threads):
     times = []
     n = 0
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         kps, _ = orb.detectAndCompute(img, None)
-        times.append((time.perf_counter() - t0) * 1000)
+        times.append((time.thread_time() - t0) * 1000)
         n = len(kps)
     times.sort()
     return times[len(times) // 2], times[0], n
@@ -34,7 +34,7 @@ def time_ours(vpspack, path, count, repeats):
 
 def main(vpspack, out_dir, repeats=30):
     paths = images.ensure(out_dir)
-    print("== feature extraction: ms per image, median and fastest of %d runs, one thread" % repeats)
+    print("== feature extraction: ms of thread CPU time per image, median and fastest of %d runs, one thread" % repeats)
     print("   ratio = OpenCV time / our time (> 1: we are faster); the machine is shared, so the")
     print("   fastest-run ratio is the steadier figure")
     print(f"{'image':6} {'N':>5} {'ours med':>9} {'min':>7} {'n':>5} {'cv2 med':>8} {'min':>7} {'n':>5} {'ratio med':>9} {'ratio min':>9}")
