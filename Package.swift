@@ -15,6 +15,10 @@ let package = Package(
         .executable(name: "vpspack", targets: ["vpspack"]),
         .library(name: "PackStore", targets: ["PackStore"]),
         .library(name: "Localizer", targets: ["Localizer"]),
+        // For the fuzz package in Fuzz/, which depends on this one by path.
+        .library(name: "PackFormat", targets: ["PackFormat"]),
+        .library(name: "VPSImageIO", targets: ["VPSImageIO"]),
+        .library(name: "VPSCrypto", targets: ["VPSCrypto"]),
     ],
     targets: [
         // C libraries from Debian, each wrapped exactly once below.
@@ -23,6 +27,7 @@ let package = Package(
         .systemLibrary(name: "CLibArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Thin Swift layer: owns C handles, turns C errors into typed Swift errors.
         .target(name: "VPSSQLite", dependencies: ["CSQLite"]),
@@ -35,7 +40,7 @@ let package = Package(
         // Store: SQLite catalog and content, atomic commit, verify, remove, attachments.
         .target(name: "PackStore", dependencies: ["PackFormat", "VPSSQLite", "VPSCrypto"]),
         // Transport: offers and archives from a directory or HTTP(S), resume, progress, trust.
-        .target(name: "PackTransport", dependencies: ["PackStore", "PackFormat", "VPSCrypto"]),
+        .target(name: "PackTransport", dependencies: ["PackStore", "PackFormat", "VPSCrypto", "CCurl"]),
         // Vision: decoding, features, matching, pose. Never depends on PackTransport.
         .target(name: "Localizer", dependencies: ["PackFormat", "VPSImageIO"]),
         // Building: synthetic venues, transforms.json and COLMAP importers, pack writer.
@@ -48,11 +53,11 @@ let package = Package(
         ),
 
         .testTarget(name: "PackFormatTests", dependencies: ["PackFormat", "VPSCrypto", "VPSArchive"]),
-        .testTarget(name: "PackStoreTests", dependencies: ["PackStore", "PackFormat", "VPSSQLite", "VPSCrypto"]),
+        .testTarget(name: "PackStoreTests", dependencies: ["PackStore", "PackFormat", "VPSSQLite", "VPSCrypto", "VPSArchive"]),
         .testTarget(name: "TransportTests", dependencies: ["PackTransport", "PackStore", "PackFormat", "VPSCrypto"]),
         .testTarget(name: "LocalizerTests", dependencies: ["Localizer", "PackFormat", "VPSImageIO"]),
         .testTarget(name: "BuilderTests", dependencies: ["PackBuilder", "Localizer", "PackFormat", "VPSImageIO"]),
-        .testTarget(name: "CLITests", dependencies: ["PackFormat", "VPSCrypto"]),
+        .testTarget(name: "CLITests", dependencies: ["PackFormat", "PackStore", "VPSCrypto"]),
     ]
 )
 

@@ -110,6 +110,8 @@ public enum OfferError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The offer's version is lower than the installed one.
     case rollback(offered: Int, installed: Int)
     case unsupportedFormat(Int)
+    /// The downloaded archive is not what the offer promised (length, SHA-256, manifest tour or version).
+    case archiveMismatch(String)
 
     public var description: String {
         switch self {
@@ -123,6 +125,7 @@ public enum OfferError: Error, Sendable, Equatable, CustomStringConvertible {
         case .wrongTour(let expected, let got): return "asked for tour '\(expected)' but the server's offer is for tour '\(got)'"
         case .rollback(let offered, let installed):
             return "the offer's version \(offered) is older than the installed version \(installed) (rollback refused)"
+        case .archiveMismatch(let why): return why + "; nothing was installed"
         case .unsupportedFormat(let f): return "the offer is for pack format \(f), which this vpspack does not read (it reads format \(PackFormatVersion.current))"
         }
     }

@@ -44,7 +44,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         case .notFound(let m), .unavailable(let m), .protocolViolation(let m), .io(let m): return m
         case .forbidden(let m, let status): return "\(m) (HTTP \(status))"
         case .tooLarge(let m, let limit): return "\(m) is larger than the \(limit)-byte limit"
-        case .interrupted: return "interrupted"
+        case .interrupted: return "interrupted (Ctrl-C); a partial download is kept and the same command resumes it"
         }
     }
 }
@@ -74,6 +74,13 @@ public protocol Transport: Sendable {
     /// `ifRange` carries the ETag a resume depends on; when the resource changed
     /// (or the server ignores ranges) the body starts at 0 and the response says so
     /// before the first byte reaches `sink`, through `restart`.
+    ///
+    /// `restart` is called every time the bytes about to reach `sink` start at byte 0:
+    /// a fresh download (`offset` 0), a server that ignored the range, a changed file.
+    /// The caller then drops what it holds (truncate, reset the hash) and may record
+    /// the response's ETag for a later resume. A transport may retry internally; it
+    /// then continues from the bytes already delivered, or calls `restart` again.
+    /// Reading stops at `maxLength` bytes from byte 0, whatever the server still sends.
     func stream(
         _ path: String,
         from offset: Int64,

@@ -7,6 +7,19 @@ enum CLI {
     static var commands: [any Command.Type] {
         [
             VersionCommand.self,
+            PackCommand.self,
+            OfferCommand.self,
+            DownloadCommand.self,
+            ListCommand.self,
+            InspectCommand.self,
+            VerifyCommand.self,
+            RemoveCommand.self,
+            AttachmentCommand.self,
+            TrustCommand.self,
+            KeygenCommand.self,
+            PublishCommand.self,
+            LocalizeCommand.self,
+            SynthCommand.self,
         ]
     }
 
@@ -16,6 +29,8 @@ enum CLI {
             BenchFeaturesCommand.self,
             BenchMatchingCommand.self,
             LearnBRIEFCommand.self,
+            BenchPoseCommand.self,
+            BenchMapCommand.self,
         ]
     }
 

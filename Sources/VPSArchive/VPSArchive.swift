@@ -1,1 +1,0 @@
-// VPSArchive: see docs/architecture.md

@@ -1,1 +1,0 @@
-// VPSSQLite: see docs/architecture.md
