@@ -9,7 +9,7 @@ enum BenchMatchingCommand: Command {
     static let name = "bench-matching"
     static let summary = "measure descriptor index recall and speed (benchmark helper)"
     static let help = """
-        usage: vpspack bench-matching MAPIMAGE... --query IMAGE... [--map-features N] [--query-features N] [--brute-only] [--popcount] [--json]
+        usage: vpspack bench-matching MAPIMAGE... --query IMAGE... [--map-features N] [--query-features N] [--configs 16x16r1,...] [--brute-only] [--popcount] [--json]
 
         Builds a map from the features of the MAPIMAGEs (one point per descriptor),
         matches the features of each --query image against it by brute force and
@@ -22,6 +22,14 @@ enum BenchMatchingCommand: Command {
         let json = arguments.flag("--json")
         let bruteOnly = arguments.flag("--brute-only")
         let popcount = arguments.flag("--popcount")
+        let configs: [(Int, Int, Int)] = try arguments.option("--configs", "comma-separated TABLESxBITSrRADIUS, e.g. 16x16r1") { text in
+            let parsed = text.split(separator: ",").map { item -> (Int, Int, Int)? in
+                let parts = item.split(whereSeparator: { $0 == "x" || $0 == "r" }).compactMap { Int($0) }
+                guard parts.count == 3, [8, 16].contains(parts[1]), parts[0] >= 1, parts[0] * parts[1] <= 256, (0...1).contains(parts[2]) else { return nil }
+                return (parts[1], parts[0], parts[2])
+            }
+            return parsed.contains { $0 == nil } ? nil : parsed.compactMap { $0 }
+        } ?? [(16, 16, 1), (16, 12, 1), (16, 8, 1), (16, 16, 0)]
         let queryPaths = try arguments.options("--query")
         let mapFeatures = try arguments.option("--map-features", "a positive integer") { Int($0).flatMap { $0 > 0 ? $0 : nil } } ?? 2000
         let queryFeatures = try arguments.option("--query-features", "a positive integer") { Int($0).flatMap { $0 > 0 ? $0 : nil } } ?? 1000
@@ -64,7 +72,7 @@ enum BenchMatchingCommand: Command {
         if !bruteOnly {
             let relevant = exact.filter { $0.distance <= 64 }
             let ratioMatches = exact.filter { $0.distance <= 64 && $0.passesRatio(0.8) }
-            for (keyBits, tables, radius) in [(16, 16, 1), (16, 16, 0), (16, 8, 1), (8, 32, 0)] {
+            for (keyBits, tables, radius) in configs {
                 t0 = BenchClock.threadMilliseconds()
                 let index = MapIndexTables.build(descriptors: descriptors, keyBits: keyBits, tableCount: tables)
                 let buildMs = (BenchClock.threadMilliseconds() - t0)
@@ -74,9 +82,12 @@ enum BenchMatchingCommand: Command {
                 let indexMs = (BenchClock.threadMilliseconds() - t0)
                 let byQuery = Dictionary(uniqueKeysWithValues: found.map { ($0.query, $0) })
                 let hits = relevant.filter { byQuery[$0.query]?.distance == $0.distance }.count
+                let close = exact.filter { $0.distance <= 40 }
+                let closeHits = close.filter { byQuery[$0.query]?.distance == $0.distance }.count
                 let agree = ratioMatches.filter { byQuery[$0.query]?.point == $0.point }.count
                 rows.append(["method": "\(tables) tables x \(keyBits) bits, radius \(radius)", "msPerQuery": indexMs / Double(queries.count),
                              "totalMs": indexMs, "buildMs": buildMs, "recall": Double(hits) / Double(max(relevant.count, 1)),
+                             "recall40": Double(closeHits) / Double(max(close.count, 1)),
                              "ratioAgreement": Double(agree) / Double(max(ratioMatches.count, 1)), "speedup": bruteMs / indexMs])
             }
             if !json {
@@ -90,6 +101,7 @@ enum BenchMatchingCommand: Command {
                 let method = (r["method"] as? String ?? "").padding(toLength: 32, withPad: " ", startingAt: 0)
                 var line = method + String(format: " %9.2f us/query  %8.1f ms", 1000 * (r["msPerQuery"] as? Double ?? 0), r["totalMs"] as? Double ?? 0)
                 line += String(format: "  recall %.3f", r["recall"] as? Double ?? 0)
+                if let c = r["recall40"] as? Double { line += String(format: " (<= 40 bits: %.3f)", c) }
                 if let a = r["ratioAgreement"] as? Double { line += String(format: "  ratio-match agreement %.3f", a) }
                 line += String(format: "  speedup %.1fx", r["speedup"] as? Double ?? 1)
                 output.out(line)
