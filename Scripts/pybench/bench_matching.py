@@ -50,7 +50,7 @@ def main(vpspack, out_dir):
     sys.stdout.write(out)
     rows = [line for line in out.splitlines() if "us/query" in line]
     brute = next((r for r in rows if r.startswith("brute force")), None)
-    default = next((r for r in rows if r.startswith("16 tables x 16 bits, radius 1")), None)
+    default = next((r for r in rows if r.startswith("12 tables x 16 bits, radius 1")), None)
     if brute and default:
         def us(row):
             return float(row.split("us/query")[0].split()[-1])

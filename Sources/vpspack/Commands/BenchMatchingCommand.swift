@@ -76,7 +76,7 @@ enum BenchMatchingCommand: Command {
                 t0 = BenchClock.threadMilliseconds()
                 let index = MapIndexTables.build(descriptors: descriptors, keyBits: keyBits, tableCount: tables)
                 let buildMs = (BenchClock.threadMilliseconds() - t0)
-                let matcher = HashIndexMatcher(index: index, exact: brute, probeRadius: radius)
+                let matcher = HashIndexMatcher(index: index, exact: brute, probeRadius: radius, tablesUsed: tables)
                 t0 = BenchClock.threadMilliseconds()
                 let found = matcher.match(queries, options: MatchOptions())
                 let indexMs = (BenchClock.threadMilliseconds() - t0)
