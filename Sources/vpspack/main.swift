@@ -15,8 +15,11 @@ enum CLI {
             VerifyCommand.self,
             RemoveCommand.self,
             AttachmentCommand.self,
+            TrustCommand.self,
             KeygenCommand.self,
+            PublishCommand.self,
             LocalizeCommand.self,
+            SynthCommand.self,
         ]
     }
 

@@ -2,6 +2,7 @@ import Localizer
 import PackFormat
 import PackStore
 import PackTransport
+import PackBuilder
 import VPSCrypto
 import VPSImageIO
 import VPSSQLite
@@ -40,6 +41,12 @@ func describe(_ error: any Error) -> (ExitCode, String) {
         return (.dataError, "the pack's map is invalid: \(e.description)")
     case let e as MapRegionError:
         return (.usage, e.description)
+    case let e as BuildError:
+        switch e.code {
+        case .badData: return (.dataError, e.message)
+        case .io: return (.ioError, e.message)
+        case .usage: return (.usage, e.message)
+        }
     default:
         return (.ioError, String(describing: error))
     }
@@ -72,6 +79,7 @@ private func transportExitCode(_ e: TransportError) -> ExitCode {
     switch e {
     case .notFound, .forbidden, .unavailable, .protocolViolation: return .unavailable
     case .tooLarge: return .dataError
-    case .io, .interrupted: return .ioError
+    case .io: return .ioError
+    case .interrupted: return .interrupted
     }
 }
