@@ -15,6 +15,10 @@ let package = Package(
         .executable(name: "vpspack", targets: ["vpspack"]),
         .library(name: "PackStore", targets: ["PackStore"]),
         .library(name: "Localizer", targets: ["Localizer"]),
+        // For the fuzz package in Fuzz/, which depends on this one by path.
+        .library(name: "PackFormat", targets: ["PackFormat"]),
+        .library(name: "VPSImageIO", targets: ["VPSImageIO"]),
+        .library(name: "VPSCrypto", targets: ["VPSCrypto"]),
     ],
     targets: [
         // C libraries from Debian, each wrapped exactly once below.

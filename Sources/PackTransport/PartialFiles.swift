@@ -64,6 +64,13 @@ struct PartialFiles {
         try? FileManager.default.removeItem(at: sidecar)
     }
 
+    /// Deletes the partial file when it holds `archive`, which is installed, and no process is downloading.
+    func discardStale(of archive: Offer.ArchiveReference) {
+        guard resumeState(for: archive) != nil, let lock = try? lock() else { return }
+        defer { lock.unlock() }
+        discard()
+    }
+
     /// Takes the exclusive download lock for this (server, tour), failing at once when another process has it.
     func lock() throws(DownloadError) -> Lock {
         do {

@@ -28,6 +28,8 @@ enum CLI {
     static var hiddenCommands: [any Command.Type] {
         [
             BenchFeaturesCommand.self,
+            BenchMatchingCommand.self,
+            LearnBRIEFCommand.self,
             BenchPoseCommand.self,
             BenchMapCommand.self,
             EvaluateCommand.self,

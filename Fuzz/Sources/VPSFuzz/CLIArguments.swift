@@ -1,0 +1,1 @@
+../../../Sources/vpspack/CLI/Arguments.swift
