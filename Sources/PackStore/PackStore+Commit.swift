@@ -26,10 +26,14 @@ public struct AcceptedOffer: Sendable, Equatable {
     public var envelope: Data
     /// Its verified payload.
     public var offer: Offer
+    /// Lets a lower version replace the installed one: the offer policy's fast-forward recovery,
+    /// when every key that signed the installed offer has been revoked (docs/trust.md).
+    public var liftsVersionFloor: Bool
 
-    public init(envelope: Data, offer: Offer) {
+    public init(envelope: Data, offer: Offer, liftsVersionFloor: Bool = false) {
         self.envelope = envelope
         self.offer = offer
+        self.liftsVersionFloor = liftsVersionFloor
     }
 }
 
@@ -85,11 +89,10 @@ extension PackStore {
             throw .mismatch("the archive is a pack of tour '\(manifest.tour)', not of tour '\(tour)' as asked")
         }
         if let offer {
-            guard manifest.version == offer.offer.version else {
-                throw .mismatch("the archive holds version \(manifest.version) but the offer is for version \(offer.offer.version)")
-            }
-            guard manifest.format == offer.offer.format else {
-                throw .mismatch("the archive is format \(manifest.format) but the offer says format \(offer.offer.format)")
+            do {
+                try OfferPolicy.checkManifest(offer.offer, tour: manifest.tour, version: manifest.version, format: manifest.format)
+            } catch {
+                throw .offer(error)
             }
         }
         let result = try storeErrors {
@@ -112,7 +115,7 @@ extension PackStore {
     ) throws -> CommitResult {
         let manifest = reader.manifest
         let old = try installedRow(server: server, tour: tour)
-        if let old, old.version > manifest.version {
+        if let old, old.version > manifest.version, offer?.liftsVersionFloor != true {
             throw StoreError.offer(.rollback(offered: manifest.version, installed: old.version))
         }
         let writer = try ContentWriter(db: db)
@@ -207,74 +210,5 @@ extension PackStore {
         let rows = try db.rows("SELECT id, version FROM packs WHERE server = ? AND tour = ?", [.text(server), .text(tour)])
         guard let row = rows.first, let id = row[0].integer, let version = row[1].integer else { return nil }
         return (id, Int(version))
-    }
-}
-
-/// Writes file contents as chunks, with statements prepared once per commit.
-final class ContentWriter {
-    private let db: Database
-    private let findFile: Statement
-    private let addFile: Statement
-    private let addChunk: Statement
-    private var sequence: Int64 = 0
-
-    init(db: Database) throws {
-        self.db = db
-        findFile = try db.prepare("SELECT id FROM files WHERE sha256 = ?")
-        addFile = try db.prepare("INSERT INTO files(sha256, length) VALUES (?, ?)")
-        addChunk = try db.prepare("INSERT INTO chunks(file_id, seq, data) VALUES (?, ?, ?)")
-    }
-
-    func existingFile(sha256: String) throws -> Int64? {
-        try findFile.bind([.text(sha256.lowercased())])
-        defer { findFile.reset() }
-        return try findFile.step() ? findFile.int64(at: 0) : nil
-    }
-
-    func insertFile(sha256: String, length: Int64) throws -> Int64 {
-        try addFile.bind([.text(sha256.lowercased()), .integer(length)])
-        while try addFile.step() {}
-        sequence = 0
-        return db.lastInsertRowID
-    }
-
-    func appendChunk(fileID: Int64, bytes: UnsafeRawBufferPointer) throws {
-        try addChunk.bind([.integer(fileID), .integer(sequence)])
-        try addChunk.bindBlob(bytes, at: 3)
-        while try addChunk.step() {}
-        sequence += 1
-    }
-
-    func endFile() {
-        sequence = 0
-    }
-
-    /// Stores a file from disk (hashing it first, so identical content is shared) and returns its id.
-    func store(file url: URL, limit: Int64) throws -> Int64 {
-        guard let handle = FileHandle(forReadingAtPath: url.path) else { throw StoreError.io("cannot read attachment \(url.path)") }
-        defer { try? handle.close() }
-        var hasher = SHA256()
-        var length: Int64 = 0
-        while let chunk = try handle.read(upToCount: PackStore.chunkSize), !chunk.isEmpty {
-            hasher.update(chunk)
-            length += Int64(chunk.count)
-            guard length <= limit else { throw StoreError.io("attachment \(url.path) is larger than \(limit) bytes") }
-        }
-        let digest = hasher.finalize().hex
-        if let id = try existingFile(sha256: digest) { return id }
-        let id = try insertFile(sha256: digest, length: length)
-        try handle.seek(toOffset: 0)
-        var check = SHA256()
-        var copied: Int64 = 0
-        while let chunk = try handle.read(upToCount: PackStore.chunkSize), !chunk.isEmpty {
-            check.update(chunk)
-            copied += Int64(chunk.count)
-            try chunk.withUnsafeBytes { try appendChunk(fileID: id, bytes: $0) }
-        }
-        guard copied == length, check.finalize().hex == digest else {
-            throw StoreError.io("attachment \(url.path) changed while it was being stored")
-        }
-        endFile()
-        return id
     }
 }

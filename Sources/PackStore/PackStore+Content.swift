@@ -31,7 +31,7 @@ extension PackStore {
     /// - Throws: ``StoreError/notDownloaded(server:tour:)``, ``StoreError/noSuchAttachment(name:server:tour:)``.
     public func attachment(named name: String, server: String, tour: String) throws(StoreError) -> Data {
         try storeErrors {
-            try db.inTransaction(.deferred) {
+            try db.reading {
                 guard let pack = try installedRow(server: server, tour: tour) else {
                     throw StoreError.notDownloaded(server: server, tour: tour)
                 }

@@ -34,7 +34,7 @@ extension PackStore {
     /// Every installed pack, sorted by server then tour.
     public func list() throws(StoreError) -> [InstalledPackInfo] {
         try storeErrors {
-            try db.inTransaction(.deferred) {
+            try db.reading {
                 let rows = try db.rows("SELECT server, tour FROM packs ORDER BY server, tour")
                 return try rows.map { row in try info(server: row[0].text ?? "", tour: row[1].text ?? "") }
             }

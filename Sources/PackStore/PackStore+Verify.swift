@@ -31,7 +31,7 @@ extension PackStore {
     /// - Throws: ``StoreError/notDownloaded(server:tour:)`` when not installed.
     public func verify(server: String, tour: String) throws(StoreError) -> VerifyReport {
         let report = try storeErrors {
-            try db.inTransaction(.deferred) { try verifyInTransaction(server: server, tour: tour) }
+            try db.reading { try verifyInTransaction(server: server, tour: tour) }
         }
         if report.isClean {
             // Recording the time is optional: never wait for a commit in another process to finish.
@@ -44,8 +44,15 @@ extension PackStore {
     }
 
     /// `PRAGMA integrity_check` over the whole database: empty when sound.
+    /// A database too damaged to run the check reports that as its one finding.
     public func integrityCheck() throws(StoreError) -> [String] {
-        try storeErrors { try db.integrityCheck() }
+        do {
+            return try db.integrityCheck()
+        } catch where error.primaryCode == DatabaseError.corrupt || error.primaryCode == DatabaseError.notADatabase {
+            return ["the check itself failed: \(error.message)"]
+        } catch {
+            throw .database(error)
+        }
     }
 
     private func verifyInTransaction(server: String, tour: String) throws -> VerifyReport {
@@ -68,7 +75,16 @@ extension PackStore {
         let chunks = try db.prepare(Self.chunksOfFile)
         func check(_ name: String, fileID: Int64, length: Int64, sha256: String) throws {
             var hasher = SHA256()
-            let (actual, contiguous) = try readContent(fileID: fileID, statement: chunks) { hasher.update($0) }
+            let actual: Int64
+            let contiguous: Bool
+            do {
+                (actual, contiguous) = try readContent(fileID: fileID, statement: chunks) { hasher.update($0) }
+            } catch let error as DatabaseError where error.primaryCode == DatabaseError.corrupt {
+                // The pages holding this file are damaged beyond reading: name the file, go on with the others.
+                report.filesChecked += 1
+                report.damaged.append(DamagedFile(path: name, problem: "its stored pages cannot be read (\(error.message))"))
+                return
+            }
             let digest = hasher.finalize().hex
             report.filesChecked += 1
             report.bytesChecked += actual

@@ -25,7 +25,7 @@ public struct DirectoryTransport: Transport {
         }
         defer { try? handle.close() }
         do {
-            let data = try handle.read(upToCount: Int(limit) + 1) ?? Data()
+            let data = try handle.read(upToCount: Int(min(limit, Int64(Int32.max)) + 1)) ?? Data()
             guard data.count <= limit else { throw TransportError.tooLarge(file.path, limit: limit) }
             return data
         } catch let error as TransportError {

@@ -36,6 +36,9 @@ public struct CheckedOffer: Sendable, Equatable {
     public var signedBy: [String]
     /// The installed version of the tour from this server, if any.
     public var installedVersion: Int?
+    /// True when the offer is lower than the installed version and may still replace it, because every
+    /// key that signed the installed offer has been revoked (``OfferPolicy`` fast-forward recovery).
+    public var liftsVersionFloor = false
 
     /// True when the installed version is the offered one.
     public var isUpToDate: Bool { installedVersion == offer.version }
@@ -81,33 +84,46 @@ public final class Downloader {
             throw .invalidTour("'\(tour)' is not a valid tour name (1-128 letters, digits, '.', '_', '-', not starting with '.')")
         }
         let data: Data
-        do { data = try transport.fetch("tours/\(tour)/offer.json", limit: Self.offerLimit) } catch { throw .transport(error) }
+        do {
+            data = try transport.fetch("tours/\(tour)/offer.json", limit: Self.offerLimit)
+        } catch .notFound(let why) {
+            throw .transport(.notFound("\(server.identity) has no offer for tour '\(tour)' (\(why))"))
+        } catch {
+            throw .transport(error)
+        }
         let keys: [Ed25519PublicKey]
-        let installed: Int?
+        let installed: InstalledOffer?
         do {
             keys = try store.trustedKeys(server: server.identity)
-            installed = try store.installedVersion(server: server.identity, tour: tour)
+            installed = try installedOffer(tour: tour)
         } catch {
             throw .store(error)
         }
         let offer: Offer
         let envelope: OfferEnvelope
+        let pinned = Set(keys.map(\.keyID))
         do {
             envelope = try OfferEnvelope.decode(data)
             offer = try envelope.verifiedOffer(trustedKeys: keys, allowUnsigned: allowUnsigned)
+            // Tour, rollback (with key-rotation recovery), expiry, format: one policy, OfferPolicy.
+            _ = try OfferPolicy.evaluate(offer, requestedTour: tour, installed: installed, trustedKeyIDs: pinned, now: now())
         } catch {
             throw .offer(error)
         }
-        guard offer.tour == tour else { throw .offer(.wrongTour(expected: tour, got: offer.tour)) }
-        guard offer.format == PackFormatVersion.current else { throw .offer(.unsupportedFormat(offer.format)) }
-        let now = self.now()
-        guard offer.expires > now else { throw .offer(.expired(expires: offer.expires, now: now)) }
-        if let installed, offer.version < installed {
-            throw .offer(.rollback(offered: offer.version, installed: installed))
-        }
-        let pinned = Set(keys.map(\.keyID))
         let signedBy = envelope.signatures.map(\.keyid).filter { pinned.contains($0) }
-        return CheckedOffer(offer: offer, envelope: data, signedBy: signedBy, installedVersion: installed)
+        var checked = CheckedOffer(offer: offer, envelope: data, signedBy: signedBy, installedVersion: installed?.version)
+        if let installed, offer.version < installed.version {
+            // Only reachable through OfferPolicy's fast-forward recovery.
+            checked.liftsVersionFloor = true
+        }
+        return checked
+    }
+
+    /// The installed version of `tour` and the key ids that signed its offer.
+    private func installedOffer(tour: String) throws(StoreError) -> InstalledOffer? {
+        guard let version = try store.installedVersion(server: server.identity, tour: tour) else { return nil }
+        let envelope = try store.info(server: server.identity, tour: tour).offerEnvelope.flatMap { try? OfferEnvelope.decode($0) }
+        return InstalledOffer(version: version, signerKeyIDs: Set(envelope?.signatures.map(\.keyid) ?? []))
     }
 
     /// Downloads, verifies and commits the offered version of `tour`.
@@ -139,7 +155,7 @@ public final class Downloader {
         do {
             result = try store.commit(
                 archive: files.partial, server: server.identity, tour: tour,
-                offer: AcceptedOffer(envelope: checked.envelope, offer: offer),
+                offer: AcceptedOffer(envelope: checked.envelope, offer: offer, liftsVersionFloor: checked.liftsVersionFloor),
                 archiveDigest: (offer.archive.length, digest), attachments: attachments
             )
         } catch {
@@ -164,14 +180,15 @@ public final class Downloader {
             }
             handle = try FileHandle(forUpdating: files.partial)
         } catch {
-            throw .io("cannot open the partial download in \(files.partial.deletingLastPathComponent().path): \(error.localizedDescription)")
+            throw .io("cannot open the partial download in \(files.partial.deletingLastPathComponent().path): \(IOErrorText.describe(error))")
         }
         defer { try? handle.close() }
         var offset: Int64 = 0
         do {
             // Re-hash what an earlier attempt left, so the final hash covers every byte.
             let size = Int64(try handle.seekToEnd())
-            if size > total {
+            // Bytes without a recorded validator cannot be resumed safely; neither can too many bytes.
+            if size > total || (size > 0 && state?.etag == nil) {
                 try handle.truncate(atOffset: 0)
             } else {
                 try handle.seek(toOffset: 0)
@@ -181,11 +198,13 @@ public final class Downloader {
                 }
             }
         } catch {
-            throw .io("cannot read the partial download \(files.partial.path): \(error.localizedDescription)")
+            throw .io("cannot read the partial download \(files.partial.path): \(IOErrorText.describe(error))")
         }
         let resumedFrom = offset
         var firstBlock = true
         do {
+            // A partial file that is already complete (a crash right after the transfer) needs no request.
+            guard offset < total else { throw StreamDone() }
             let response = try transport.stream(
                 "tours/\(offer.tour)/\(offer.archive.path)", from: offset, ifRange: offset > 0 ? state?.etag : nil, maxLength: total,
                 restart: { response in
@@ -197,7 +216,7 @@ public final class Downloader {
                 sink: { bytes in
                     let room = Int(total - offset)
                     let slice = UnsafeRawBufferPointer(rebasing: bytes[0..<min(bytes.count, room)])
-                    try handle.write(contentsOf: Data(slice))
+                    try handle.write(contentsOf: slice)
                     hasher.update(slice)
                     offset += Int64(slice.count)
                     progress(DownloadProgress(bytes: offset, total: total, resumedFrom: resumedFrom))
@@ -205,17 +224,20 @@ public final class Downloader {
                 }
             )
             if response.etag != state?.etag { try files.record(etag: response.etag, for: offer.archive) }
-            try handle.synchronize()
+        } catch is StreamDone {
+            // nothing left to fetch
         } catch let error as TransportError {
             throw .transport(error)
         } catch let error as DownloadError {
             throw error
         } catch {
-            throw .io("cannot write the partial download \(files.partial.path): \(error.localizedDescription)")
+            throw .io("cannot write the partial download \(files.partial.path): \(IOErrorText.describe(error))")
         }
         guard offset == total else { throw .incomplete(received: offset, expected: total) }
         let digest = hasher.finalize().hex
-        guard digest == offer.archive.sha256.lowercased() else {
+        do {
+            try OfferPolicy.checkArchive(offer, length: offset, sha256: digest)
+        } catch {
             files.discard()
             throw .archiveMismatch("the archive \(offer.archive.path) has SHA-256 \(digest) but the offer says \(offer.archive.sha256.lowercased()); it was discarded")
         }
@@ -225,3 +247,6 @@ public final class Downloader {
 
 @available(*, unavailable)
 extension Downloader: Sendable {}
+
+/// Thrown (and caught) inside ``Downloader`` when the partial file already holds the whole archive.
+private struct StreamDone: Error {}

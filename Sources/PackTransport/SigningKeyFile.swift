@@ -84,7 +84,7 @@ public enum SigningKeyFile {
     public static func read(_ url: URL) throws(PublishError) -> Ed25519PrivateKey {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw PublishError(.io, "cannot read the key file \(url.path): \(error.localizedDescription)")
+            throw PublishError(.io, "cannot read the key file \(url.path): \(IOErrorText.describe(error))")
         }
         guard let contents = try? JSONDecoder().decode(Contents.self, from: data), contents.format == format else {
             throw PublishError(.data, "\(url.path) is not a vpspack key file (expected JSON with format '\(format)'; make one with `vpspack keygen`)")

@@ -54,7 +54,7 @@ public enum SitePublisher {
         do {
             try FileManager.default.createDirectory(at: tourDirectory, withIntermediateDirectories: true)
         } catch {
-            throw PublishError(.io, "cannot create \(tourDirectory.path): \(error.localizedDescription)")
+            throw PublishError(.io, "cannot create \(tourDirectory.path): \(IOErrorText.describe(error))")
         }
         let archiveName = "\(identity.tour)-\(identity.version).vpspack"
         let archiveFile = tourDirectory.appendingPathComponent(archiveName)
@@ -129,7 +129,7 @@ public enum SitePublisher {
         } catch {
             try? output.close()
             try? FileManager.default.removeItem(at: temporary)
-            throw PublishError(.io, "cannot copy \(source.path) to \(target.path): \(error.localizedDescription)")
+            throw PublishError(.io, "cannot copy \(source.path) to \(target.path): \(IOErrorText.describe(error))")
         }
         let digest = hasher.finalize()
         if FileManager.default.fileExists(atPath: target.path), !replace {
@@ -160,7 +160,7 @@ public enum SitePublisher {
                 length += Int64(chunk.count)
             }
         } catch {
-            throw PublishError(.io, "cannot read \(url.path): \(error.localizedDescription)")
+            throw PublishError(.io, "cannot read \(url.path): \(IOErrorText.describe(error))")
         }
         return (length, hasher.finalize())
     }
@@ -176,7 +176,7 @@ public enum SitePublisher {
             try handle.close()
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw PublishError(.io, "cannot write \(url.path): \(error.localizedDescription)")
+            throw PublishError(.io, "cannot write \(url.path): \(IOErrorText.describe(error))")
         }
         guard rename(temporary.path, url.path) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -200,5 +200,33 @@ public enum SitePublisher {
         let (digits, unit): (Substring, TimeInterval) = units[last].map { (text.dropLast(), $0) } ?? (Substring(text), 86_400)
         guard let count = Int(digits), count > 0 else { return nil }
         return TimeInterval(count) * unit
+    }
+}
+
+extension SitePublisher {
+    /// Validates `archive` completely (manifest, every entry, every hash), then publishes it
+    /// under the tour, version and format its manifest names.
+    ///
+    /// - Throws: ``PublishError``; a damaged archive is a `.data` error naming the entry at fault.
+    public static func publish(
+        archive: URL, site: URL, key: Ed25519PrivateKey, validity: TimeInterval, now: Date = Date()
+    ) throws(PublishError) -> Result {
+        let identity = try validatedIdentity(of: archive)
+        return try publish(archive: archive, identity: identity, site: site, key: key, validity: validity, now: now)
+    }
+
+    /// Reads the whole archive with ``PackArchiveReader`` and returns what its manifest says.
+    static func validatedIdentity(of archive: URL) throws(PublishError) -> PackIdentity {
+        do {
+            let reader = try PackArchiveReader(path: archive.path)
+            try reader.readFiles(onBlock: { _, _ in }, onFileEnd: { _ in })
+            let manifest = reader.manifest
+            return PackIdentity(tour: manifest.tour, version: manifest.version, format: manifest.format)
+        } catch let error as PackFormatError {
+            if case .io(let why) = error { throw PublishError(.io, why) }
+            throw PublishError(.data, "\(archive.path) cannot be published: \(error.description)")
+        } catch {
+            throw PublishError(.io, "\(archive.path): \(error)")
+        }
     }
 }

@@ -44,7 +44,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         case .notFound(let m), .unavailable(let m), .protocolViolation(let m), .io(let m): return m
         case .forbidden(let m, let status): return "\(m) (HTTP \(status))"
         case .tooLarge(let m, let limit): return "\(m) is larger than the \(limit)-byte limit"
-        case .interrupted: return "interrupted"
+        case .interrupted: return "interrupted (Ctrl-C); a partial download is kept and the same command resumes it"
         }
     }
 }

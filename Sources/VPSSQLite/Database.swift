@@ -155,6 +155,18 @@ public final class Database {
         }
     }
 
+    /// Runs `body` in a read transaction (`BEGIN DEFERRED`): every read inside sees one snapshot.
+    ///
+    /// The transaction always ends with `ROLLBACK`, which for reads is the same as
+    /// `COMMIT` but cannot fail over an error a read already reported.
+    ///
+    /// - Throws: the error of `BEGIN` or `body`.
+    public func reading<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN DEFERRED")
+        defer { if isInTransaction { try? execute("ROLLBACK") } }
+        return try body()
+    }
+
     /// Gives free pages back to the file system (`PRAGMA incremental_vacuum`), then checkpoints and
     /// truncates the WAL so the space is really returned.
     ///

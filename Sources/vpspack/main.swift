@@ -15,7 +15,11 @@ enum CLI {
             VerifyCommand.self,
             RemoveCommand.self,
             AttachmentCommand.self,
+            TrustCommand.self,
             KeygenCommand.self,
+            PublishCommand.self,
+            LocalizeCommand.self,
+            SynthCommand.self,
         ]
     }
 
@@ -23,6 +27,8 @@ enum CLI {
     static var hiddenCommands: [any Command.Type] {
         [
             BenchFeaturesCommand.self,
+            BenchPoseCommand.self,
+            BenchMapCommand.self,
         ]
     }
 

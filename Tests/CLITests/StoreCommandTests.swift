@@ -157,11 +157,11 @@ import VPSCrypto
         #expect(result.stderr.contains("tours/demo/offer.json"), "\(result.stderr)")
     }
 
-    @Test func httpServerIsNotAvailableYet() throws {
+    @Test func httpServerThatIsDownIsUnavailable() throws {
         let scene = try StoreScene()
         let result = try scene.vpspack("offer", "--server", "http://127.0.0.1:9", "--tour", "demo")
         #expect(result.status == 69)
-        #expect(result.stderr.contains("HTTP transport not available yet"), "\(result.stderr)")
+        #expect(result.stderr.contains("cannot connect to http://127.0.0.1:9/tours/demo/offer.json"), "\(result.stderr)")
     }
 
     @Test func verifyNamesTheFileAlteredInsideTheDatabase() throws {
@@ -207,6 +207,27 @@ import VPSCrypto
         #expect(bad.stderr.contains(archive.path), "\(bad.stderr)")
         let inspect = try scene.vpspack("inspect", archive.path)
         #expect(inspect.status == 65)
+    }
+
+    @Test func packWritesGeoreferenceAndCreatedIntoTheManifest() throws {
+        let scene = try StoreScene()
+        let src = scene.root.appendingPathComponent("src")
+        try FileManager.default.createDirectory(at: src.appendingPathComponent("map"), withIntermediateDirectories: true)
+        try Data("points".utf8).write(to: src.appendingPathComponent("map/points.bin"))
+        let packed = try scene.vpspack("pack", src.path, "-o", "g.vpspack", "--tour", "geo", "--version", "7",
+                                       "--georeference", "48.8584,2.2945,35.5,90", "--created", "2026-11-30T19:00:00Z", "--json")
+        #expect(packed.status == 0, "\(packed.stderr)")
+        let inspect = try scene.vpspack("inspect", "g.vpspack", "--json")
+        let object = try inspect.json()
+        #expect(object["version"] as? Int == 7 && object["tour"] as? String == "geo")
+        #expect(object["created"] as? String == "2026-11-30T19:00:00Z")
+        let geo = try #require(object["georeference"] as? [String: Any])
+        #expect(geo["latitude"] as? Double == 48.8584 && geo["heading"] as? Double == 90)
+        let bad = try scene.vpspack("pack", src.path, "-o", "h.vpspack", "--tour", "geo", "--version", "7", "--georeference", "91,0,0,0")
+        #expect(bad.status == 65)
+        #expect(bad.stderr.contains("latitude"), "\(bad.stderr)")
+        let zero = try scene.vpspack("pack", src.path, "-o", "h.vpspack", "--tour", "geo", "--version", "0")
+        #expect(zero.status == 64)
     }
 
     @Test func packRefusesAFolderWithStrayFiles() throws {

@@ -88,7 +88,7 @@ import VPSSQLite
         let offer = Offer(tour: "demo", version: 3, created: Date(), expires: Date().addingTimeInterval(60), format: 1,
                           archive: .init(path: "demo.vpspack", length: 1, sha256: String(repeating: "0", count: 64)))
         let accepted = AcceptedOffer(envelope: Data("{}".utf8), offer: offer)
-        #expect(throws: StoreError.mismatch("the archive holds version 2 but the offer is for version 3")) {
+        #expect(throws: StoreError.offer(.archiveMismatch("the archive's manifest says version 2 but the offer says 3"))) {
             try store.commit(archive: archive, server: server, tour: "demo", offer: accepted)
         }
     }
@@ -194,6 +194,29 @@ import VPSSQLite
         #expect(try store.info(server: server, tour: "demo").lastVerified == nil)
         let pack = try store.openPack(server: server, tour: "demo")
         #expect(throws: StoreError.self) { try pack.data(at: "map/own.bin") }
+    }
+
+    @Test func verifyNamesAFileWhosePagesCannotBeRead() throws {
+        let dir = try TemporaryDirectory()
+        let dbURL: URL
+        do {
+            let store = try PackStore(directory: dir.path("store"))
+            try store.commit(archive: StoreFixtures.archive(in: dir, version: 1, seed: 1).url, server: server, tour: "demo")
+            dbURL = store.databaseURL
+        }
+        // Break the chain of overflow pages that holds map/own.bin: its next-page pointer now points past the file.
+        var data = try Data(contentsOf: dbURL)
+        let needle = Data(StoreFixtures.bytes(400_000, seed: 1)[200_000..<200_064])
+        let at = try #require(data.firstRange(of: needle)?.lowerBound)
+        let page = at / 65_536 * 65_536
+        data.replaceSubrange(page..<page + 4, with: [0x7f, 0xff, 0xff, 0xff])
+        try data.write(to: dbURL)
+
+        let store = try PackStore(directory: dir.path("store"))
+        let report = try store.verify(server: server, tour: "demo")
+        #expect(report.damaged.map(\.path) == ["map/own.bin"])
+        #expect(report.damaged.first?.problem.contains("cannot be read") == true, "\(report.damaged)")
+        #expect(!(try store.integrityCheck()).isEmpty, "integrity_check sees the broken page chain")
     }
 
     @Test func trustedKeysArePinnedPerServer() throws {

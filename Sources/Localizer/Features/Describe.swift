@@ -100,19 +100,23 @@ enum BRIEF {
         return (x1, y1, x2, y2)
     }()
 
+    /// The pattern as integers (its coordinates are whole pixels), for fixed-point rotation.
+    static let integerPattern: [Int32] = (0..<256).flatMap { i in
+        [Int32(pattern.x1[i]), Int32(pattern.y1[i]), Int32(pattern.x2[i]), Int32(pattern.y2[i])]
+    }
+
     /// Computes the descriptor at (x, y) of `smoothed`, rotated by `angle` radians.
-    /// `offsets` is scratch space for 512 Int32.
+    /// `pattern` is ``integerPattern``; `offsets` is scratch space for 512 Int32.
     @inline(__always)
     static func describe(_ p: UnsafePointer<UInt8>, stride w: Int, x: Int, y: Int, angle: Float,
-                         pattern: (UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>),
-                         offsets: UnsafeMutableBufferPointer<Int32>) -> BinaryDescriptor {
-        let c = cosf(angle), s = sinf(angle)
+                         pattern: UnsafeBufferPointer<Int32>, offsets: UnsafeMutableBufferPointer<Int32>) -> BinaryDescriptor {
+        // Rotation in 12-bit fixed point, rounded to the nearest pixel.
+        let c = Int32((cosf(angle) * 4096).rounded()), s = Int32((sinf(angle) * 4096).rounded())
         let w32 = Int32(w)
-        let (x1, y1, x2, y2) = pattern
         for i in 0..<256 {
-            // Round to nearest by truncating a positive number: |coordinate| <= 13.
-            let ax = Int32(x1[i] * c - y1[i] * s + 64.5) &- 64, ay = Int32(x1[i] * s + y1[i] * c + 64.5) &- 64
-            let bx = Int32(x2[i] * c - y2[i] * s + 64.5) &- 64, by = Int32(x2[i] * s + y2[i] * c + 64.5) &- 64
+            let x1 = pattern[4 * i], y1 = pattern[4 * i + 1], x2 = pattern[4 * i + 2], y2 = pattern[4 * i + 3]
+            let ax = (x1 &* c &- y1 &* s &+ 2048) >> 12, ay = (x1 &* s &+ y1 &* c &+ 2048) >> 12
+            let bx = (x2 &* c &- y2 &* s &+ 2048) >> 12, by = (x2 &* s &+ y2 &* c &+ 2048) >> 12
             offsets[2 * i] = ay &* w32 &+ ax
             offsets[2 * i + 1] = by &* w32 &+ bx
         }

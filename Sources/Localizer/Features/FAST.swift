@@ -80,9 +80,6 @@ enum FAST {
             let tv = SIMD16<UInt8>(repeating: t)
             let cap = SIMD16<UInt8>(repeating: 255 &- t)
             let o = circle.map { $0.1 * w + $0.0 }
-            let op = UnsafeMutablePointer<Int>.allocate(capacity: 16)
-            op.initialize(from: o, count: 16)
-            defer { op.deallocate() }
             let (o0, o1, o2, o3, o4, o5, o6, o7) = (o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7])
             let (o8, o9, o10, o11, o12, o13, o14, o15) = (o[8], o[9], o[10], o[11], o[12], o[13], o[14], o[15])
             let end = w - b
@@ -163,6 +160,26 @@ enum FAST {
                         darc |= (dr8_13 & d5)
                         darc |= (dr8_14 & d6)
                         darc |= (dr8_15 & d7)
+                        guard nonzero(barc | darc) else { x += 16; continue }
+                        // SAD scores of all 16 lanes: the excess over the threshold summed over the
+                        // brighter (darker) circle pixels, in 16-bit sums of even and odd lanes.
+                        var bEven = SIMD8<UInt16>(repeating: 0), bOdd = bEven, dEven = bEven, dOdd = bEven
+                        accumulate((p0 &- hi) & b0, &bEven, &bOdd); accumulate((lo &- p0) & d0, &dEven, &dOdd)
+                        accumulate((p1 &- hi) & b1, &bEven, &bOdd); accumulate((lo &- p1) & d1, &dEven, &dOdd)
+                        accumulate((p2 &- hi) & b2, &bEven, &bOdd); accumulate((lo &- p2) & d2, &dEven, &dOdd)
+                        accumulate((p3 &- hi) & b3, &bEven, &bOdd); accumulate((lo &- p3) & d3, &dEven, &dOdd)
+                        accumulate((p4 &- hi) & b4, &bEven, &bOdd); accumulate((lo &- p4) & d4, &dEven, &dOdd)
+                        accumulate((p5 &- hi) & b5, &bEven, &bOdd); accumulate((lo &- p5) & d5, &dEven, &dOdd)
+                        accumulate((p6 &- hi) & b6, &bEven, &bOdd); accumulate((lo &- p6) & d6, &dEven, &dOdd)
+                        accumulate((p7 &- hi) & b7, &bEven, &bOdd); accumulate((lo &- p7) & d7, &dEven, &dOdd)
+                        accumulate((p8 &- hi) & b8, &bEven, &bOdd); accumulate((lo &- p8) & d8, &dEven, &dOdd)
+                        accumulate((p9 &- hi) & b9, &bEven, &bOdd); accumulate((lo &- p9) & d9, &dEven, &dOdd)
+                        accumulate((p10 &- hi) & b10, &bEven, &bOdd); accumulate((lo &- p10) & d10, &dEven, &dOdd)
+                        accumulate((p11 &- hi) & b11, &bEven, &bOdd); accumulate((lo &- p11) & d11, &dEven, &dOdd)
+                        accumulate((p12 &- hi) & b12, &bEven, &bOdd); accumulate((lo &- p12) & d12, &dEven, &dOdd)
+                        accumulate((p13 &- hi) & b13, &bEven, &bOdd); accumulate((lo &- p13) & d13, &dEven, &dOdd)
+                        accumulate((p14 &- hi) & b14, &bEven, &bOdd); accumulate((lo &- p14) & d14, &dEven, &dOdd)
+                        accumulate((p15 &- hi) & b15, &bEven, &bOdd); accumulate((lo &- p15) & d15, &dEven, &dOdd)
                         let bHalves = unsafeBitCast(barc, to: SIMD2<UInt64>.self)
                         let dHalves = unsafeBitCast(darc, to: SIMD2<UInt64>.self)
                         let lanes = min(16, end - x)
@@ -176,16 +193,8 @@ enum FAST {
                                 guard lane < lanes else { break }
                                 let isB = (bWord >> UInt64(byte * 8)) & 0xFF != 0
                                 let isD = (dWord >> UInt64(byte * 8)) & 0xFF != 0
-                                // The SAD score over the brighter or darker circle pixels.
-                                let q = p + lane
-                                let center = Int32(q.pointee)
-                                let up = center &+ Int32(t), down = center &- Int32(t)
-                                var bsum: Int32 = 0, dsum: Int32 = 0
-                                for i in 0..<16 {
-                                    let v = Int32(q[op[i]])
-                                    bsum &+= max(v &- up, 0)
-                                    dsum &+= max(down &- v, 0)
-                                }
+                                let bsum = Int32(lane & 1 == 0 ? bEven[lane >> 1] : bOdd[lane >> 1])
+                                let dsum = Int32(lane & 1 == 0 ? dEven[lane >> 1] : dOdd[lane >> 1])
                                 row[x + lane] = max(isB ? bsum : 0, isD ? dsum : 0) &+ 1
                                 cols[n] = Int32(x + lane)
                                 n += 1
@@ -210,6 +219,19 @@ enum FAST {
 @inline(__always)
 func mask(_ m: SIMDMask<SIMD16<Int8>>) -> SIMD16<UInt8> {
     unsafeBitCast(m, to: SIMD16<UInt8>.self)
+}
+
+/// Adds the 16 bytes of `v` into 16-bit sums of its even and odd lanes.
+@inline(__always)
+func accumulate(_ v: SIMD16<UInt8>, _ even: inout SIMD8<UInt16>, _ odd: inout SIMD8<UInt16>) {
+    let words = unsafeBitCast(v, to: SIMD8<UInt16>.self)
+    #if _endian(little)
+    even &+= words & SIMD8<UInt16>(repeating: 0x00FF)
+    odd &+= words &>> 8
+    #else
+    odd &+= words & SIMD8<UInt16>(repeating: 0x00FF)
+    even &+= words &>> 8
+    #endif
 }
 
 @inline(__always)

@@ -122,8 +122,10 @@ public struct FeatureExtractor: Sendable {
         func cellOf(_ corner: Corner) -> Int { Int(corner.y) / cell * columns + Int(corner.x) / cell }
 
         // Keep up to twice the budget by FAST score, spread over the grid, for Harris.
-        var order = Array(corners.indices)
-        order.sort { corners[$0].score != corners[$1].score ? corners[$0].score > corners[$1].score : $0 < $1 }
+        // Sort by decreasing score, then index: plain integer keys sort fastest.
+        var keys = corners.indices.map { UInt64(UInt32.max &- UInt32(bitPattern: corners[$0].score)) << 32 | UInt64($0) }
+        keys.sort()
+        let order = keys.map { Int(truncatingIfNeeded: $0 & 0xFFFF_FFFF) }
         let pre = spread(order, cellOf: { cellOf(corners[$0]) }, cells: columns * rows, count: 2 * budget)
         var responses = [Float](repeating: 0, count: pre.count)
         level.pixels.withUnsafeBufferPointer { src in
@@ -131,8 +133,10 @@ public struct FeatureExtractor: Sendable {
                 responses[i] = Harris.response(src.baseAddress!, stride: w, x: Int(corners[k].x), y: Int(corners[k].y))
             }
         }
-        var byResponse = Array(pre.indices)
-        byResponse.sort { responses[$0] != responses[$1] ? responses[$0] > responses[$1] : pre[$0] < pre[$1] }
+        // Decreasing response, then rank: `pre` is already in score order.
+        var responseKeys = pre.indices.map { UInt64(~Self.orderedBits(responses[$0])) << 32 | UInt64($0) }
+        responseKeys.sort()
+        let byResponse = responseKeys.map { Int(truncatingIfNeeded: $0 & 0xFFFF_FFFF) }
         let chosen = spread(byResponse, cellOf: { cellOf(corners[pre[$0]]) }, cells: columns * rows, count: budget)
 
         // Orientation on the level image, BRIEF on its smoothed copy.
@@ -144,30 +148,22 @@ public struct FeatureExtractor: Sendable {
         keypoints.reserveCapacity(chosen.count)
         descriptors.reserveCapacity(chosen.count)
         var offsets = [Int32](repeating: 0, count: 512)
-        let pattern = BRIEF.pattern
         level.pixels.withUnsafeBufferPointer { src in
             smoothed.pixels.withUnsafeBufferPointer { sm in
                 Orientation.halfWidths.withUnsafeBufferPointer { hw in
-                    pattern.x1.withUnsafeBufferPointer { x1 in
-                        pattern.y1.withUnsafeBufferPointer { y1 in
-                            pattern.x2.withUnsafeBufferPointer { x2 in
-                                pattern.y2.withUnsafeBufferPointer { y2 in
-                                    offsets.withUnsafeMutableBufferPointer { off in
-                                        for j in chosen {
-                                            let corner = corners[pre[j]]
-                                            let x = Int(corner.x), y = Int(corner.y)
-                                            let angle = Orientation.angle(src.baseAddress!, stride: w, x: x, y: y, halfWidths: hw)
-                                            let d = BRIEF.describe(sm.baseAddress!, stride: w, x: x, y: y, angle: angle,
-                                                                   pattern: (x1, y1, x2, y2), offsets: off)
-                                            var degrees = angle * (180 / Float.pi)
-                                            if degrees < 0 { degrees += 360 }
-                                            if degrees >= 360 { degrees -= 360 }
-                                            keypoints.append(Keypoint(x: (Float(x) + 0.5) * sx - 0.5, y: (Float(y) + 0.5) * sy - 0.5,
-                                                                      octave: index, angle: degrees, response: responses[j], size: size))
-                                            descriptors.append(d)
-                                        }
-                                    }
-                                }
+                    BRIEF.integerPattern.withUnsafeBufferPointer { pattern in
+                        offsets.withUnsafeMutableBufferPointer { off in
+                            for j in chosen {
+                                let corner = corners[pre[j]]
+                                let x = Int(corner.x), y = Int(corner.y)
+                                let angle = Orientation.angle(src.baseAddress!, stride: w, x: x, y: y, halfWidths: hw)
+                                let d = BRIEF.describe(sm.baseAddress!, stride: w, x: x, y: y, angle: angle, pattern: pattern, offsets: off)
+                                var degrees = angle * (180 / Float.pi)
+                                if degrees < 0 { degrees += 360 }
+                                if degrees >= 360 { degrees -= 360 }
+                                keypoints.append(Keypoint(x: (Float(x) + 0.5) * sx - 0.5, y: (Float(y) + 0.5) * sy - 0.5,
+                                                          octave: index, angle: degrees, response: responses[j], size: size))
+                                descriptors.append(d)
                             }
                         }
                     }
@@ -175,6 +171,13 @@ public struct FeatureExtractor: Sendable {
             }
         }
         return FeatureSet(keypoints: keypoints, descriptors: descriptors)
+    }
+
+    /// The bits of a float as an unsigned integer with the same order.
+    @inline(__always)
+    static func orderedBits(_ f: Float) -> UInt32 {
+        let b = f.bitPattern
+        return b & 0x8000_0000 != 0 ? ~b : b | 0x8000_0000
     }
 
     /// Picks `count` items from `order` (best first): first up to an equal share per

@@ -3,57 +3,50 @@ import VPSImageIO
 /// Image resizing for the scale pyramid.
 enum Resize {
     /// Bilinear resampling to `width` x `height`, pixel centres aligned
-    /// (`src = (dst + 0.5) * scale - 0.5`), 11-bit fixed-point weights.
+    /// (`src = (dst + 0.5) * scale - 0.5`), 7-bit fixed-point weights.
+    ///
+    /// Each output row first blends its two source rows over the full source
+    /// width (16-bit lanes, vectorised), then interpolates horizontally.
     static func bilinear(_ image: GrayImage, width: Int, height: Int) -> GrayImage {
         let sw = image.width, sh = image.height
-        let sx = Double(sw) / Double(width), sy = Double(sh) / Double(height)
-        var x0 = [Int32](repeating: 0, count: width)
-        var wx = [Int32](repeating: 0, count: width)
-        for x in 0..<width {
-            let f = max(0, (Double(x) + 0.5) * sx - 0.5)
-            var i = Int(f)
-            var w = Int32(((f - Double(i)) * 2048).rounded())
-            if i >= sw - 1 { i = sw - 2; w = 2048 }
-            x0[x] = Int32(max(i, 0))
-            wx[x] = sw == 1 ? 0 : w
+        guard width > 0, height > 0, sw > 0, sh > 0 else { return GrayImage(width: max(width, 0), height: max(height, 0)) }
+        // Source column and weight (0...128) of each output column.
+        func taps(_ n: Int, _ sourceCount: Int) -> ([Int], [UInt32]) {
+            let ratio = Double(sourceCount) / Double(n)
+            var index = [Int](repeating: 0, count: n), weight = [UInt32](repeating: 0, count: n)
+            for i in 0..<n {
+                let f = max(0, (Double(i) + 0.5) * ratio - 0.5)
+                var j = Int(f)
+                var w = UInt32(((f - Double(j)) * 128).rounded())
+                if w == 128 { j += 1; w = 0 }
+                if j >= sourceCount - 1 { j = max(sourceCount - 2, 0); w = sourceCount == 1 ? 0 : 128 }
+                index[i] = j
+                weight[i] = w
+            }
+            return (index, weight)
         }
+        let (xs, wxs) = taps(width, sw)
+        let (ys, wys) = taps(height, sh)
         var out = [UInt8](repeating: 0, count: width * height)
-        var row0 = [Int32](repeating: 0, count: width)
-        var row1 = [Int32](repeating: 0, count: width)
-        var cached0 = -1, cached1 = -1
+        let blended = UnsafeMutablePointer<UInt16>.allocate(capacity: sw + 1)
+        defer { blended.deallocate() }
+        blended[sw] = 0
         image.pixels.withUnsafeBufferPointer { src in
-            x0.withUnsafeBufferPointer { x0 in
-                wx.withUnsafeBufferPointer { wx in
-                    func horizontal(_ y: Int, into row: inout [Int32]) {
-                        let base = y * sw
-                        row.withUnsafeMutableBufferPointer { r in
-                            for x in 0..<width {
-                                let i = base + Int(x0[x])
-                                let a = Int32(src[i])
-                                let b = sw == 1 ? a : Int32(src[i + 1])
-                                r[x] = a &* (2048 &- wx[x]) &+ b &* wx[x]
-                            }
-                        }
+            out.withUnsafeMutableBufferPointer { dst in
+                let s = src.baseAddress!
+                for y in 0..<height {
+                    let r0 = s + ys[y] &* sw, r1 = s + min(ys[y] + 1, sh - 1) &* sw
+                    let wy = UInt16(wys[y]), wy0 = 128 &- wy
+                    for x in 0..<sw {
+                        blended[x] = UInt16(r0[x]) &* wy0 &+ UInt16(r1[x]) &* wy
                     }
-                    out.withUnsafeMutableBufferPointer { dst in
-                        for y in 0..<height {
-                            let f = max(0, (Double(y) + 0.5) * sy - 0.5)
-                            var i = Int(f)
-                            var w = Int32(((f - Double(i)) * 2048).rounded())
-                            if i >= sh - 1 { i = max(sh - 2, 0); w = sh == 1 ? 0 : 2048 }
-                            let j = min(i + 1, sh - 1)
-                            if cached0 != i {
-                                if cached1 == i { swap(&row0, &row1); cached0 = i; cached1 = -1 } else { horizontal(i, into: &row0); cached0 = i }
-                            }
-                            if cached1 != j { horizontal(j, into: &row1); cached1 = j }
-                            let base = y * width
-                            row0.withUnsafeBufferPointer { r0 in
-                                row1.withUnsafeBufferPointer { r1 in
-                                    for x in 0..<width {
-                                        let v = (r0[x] &* (2048 &- w) &+ r1[x] &* w &+ (1 << 21)) >> 22
-                                        dst[base + x] = UInt8(truncatingIfNeeded: v)
-                                    }
-                                }
+                    let d = dst.baseAddress! + y &* width
+                    xs.withUnsafeBufferPointer { xs in
+                        wxs.withUnsafeBufferPointer { wxs in
+                            for x in 0..<width {
+                                let j = xs[x], w = wxs[x]
+                                let v = UInt32(blended[j]) &* (128 &- w) &+ UInt32(blended[j &+ 1]) &* w
+                                d[x] = UInt8(truncatingIfNeeded: (v &+ 8192) >> 14)
                             }
                         }
                     }
@@ -86,7 +79,7 @@ enum Smooth {
                         s &+= k1 &* (Int32(src[r + reflect(x - 1, w)]) &+ Int32(src[r + reflect(x + 1, w)]))
                         s &+= k2 &* (Int32(src[r + reflect(x - 2, w)]) &+ Int32(src[r + reflect(x + 2, w)]))
                         s &+= k3 &* (Int32(src[r + reflect(x - 3, w)]) &+ Int32(src[r + reflect(x + 3, w)]))
-                        t[r + x] = UInt16(truncatingIfNeeded: (s &+ 8) >> 4)
+                        t[r + x] = UInt16(truncatingIfNeeded: (s &+ 128) >> 8)
                     }
                     let p = src.baseAddress! + r
                     let q = t.baseAddress! + r
@@ -95,12 +88,12 @@ enum Smooth {
                         s &+= UInt16(49) &* (UInt16(p[x - 1]) &+ UInt16(p[x + 1]))
                         s &+= UInt16(34) &* (UInt16(p[x - 2]) &+ UInt16(p[x + 2]))
                         s &+= UInt16(18) &* (UInt16(p[x - 3]) &+ UInt16(p[x + 3]))
-                        q[x] = (s &+ 8) >> 4
+                        q[x] = (s &+ 128) >> 8
                     }
                 }
             }
         }
-        // Vertical pass: tmp holds values scaled by 16; the total scale is 256 * 16.
+        // Vertical pass over 8-bit values kept in 16-bit lanes: sums stay below 65536.
         tmp.withUnsafeBufferPointer { t in
             out.withUnsafeMutableBufferPointer { o in
                 for y in 0..<h {
@@ -111,11 +104,11 @@ enum Smooth {
                     let m3 = t.baseAddress! + rows[0], p3 = t.baseAddress! + rows[6]
                     let d = o.baseAddress! + y * w
                     for x in 0..<w {
-                        var s = UInt32(54) &* UInt32(r0[x])
-                        s &+= UInt32(49) &* (UInt32(m1[x]) &+ UInt32(p1[x]))
-                        s &+= UInt32(34) &* (UInt32(m2[x]) &+ UInt32(p2[x]))
-                        s &+= UInt32(18) &* (UInt32(m3[x]) &+ UInt32(p3[x]))
-                        d[x] = UInt8(truncatingIfNeeded: (s &+ 2048) >> 12)
+                        var s = UInt16(54) &* r0[x]
+                        s &+= UInt16(49) &* (m1[x] &+ p1[x])
+                        s &+= UInt16(34) &* (m2[x] &+ p2[x])
+                        s &+= UInt16(18) &* (m3[x] &+ p3[x])
+                        d[x] = UInt8(truncatingIfNeeded: (s &+ 128) >> 8)
                     }
                 }
             }

@@ -10,6 +10,8 @@ enum ExitCode: Int32 {
     case dataError = 65
     case unavailable = 69
     case ioError = 74
+    /// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
+    case interrupted = 130
 }
 
 /// One `vpspack` subcommand.

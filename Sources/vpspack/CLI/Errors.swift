@@ -2,6 +2,7 @@ import Localizer
 import PackFormat
 import PackStore
 import PackTransport
+import PackBuilder
 import VPSCrypto
 import VPSImageIO
 import VPSSQLite
@@ -14,6 +15,11 @@ func describe(_ error: any Error) -> (ExitCode, String) {
     switch error {
     case let e as CryptoError:
         return (.dataError, e.message)
+    case let e as LocalizerError:
+        switch e.kind {
+        case .invalidIntrinsics, .invalidOption: return (.usage, e.message)
+        case .invalidSidecar, .invalidMap: return (.dataError, e.message)
+        }
     case let e as PublishError:
         return (e.kind == .io ? .ioError : .dataError, e.message)
     case let e as PackFormatError:
@@ -35,6 +41,12 @@ func describe(_ error: any Error) -> (ExitCode, String) {
         return (.dataError, "the pack's map is invalid: \(e.description)")
     case let e as MapRegionError:
         return (.usage, e.description)
+    case let e as BuildError:
+        switch e.code {
+        case .badData: return (.dataError, e.message)
+        case .io: return (.ioError, e.message)
+        case .usage: return (.usage, e.message)
+        }
     default:
         return (.ioError, String(describing: error))
     }
@@ -67,6 +79,7 @@ private func transportExitCode(_ e: TransportError) -> ExitCode {
     switch e {
     case .notFound, .forbidden, .unavailable, .protocolViolation: return .unavailable
     case .tooLarge: return .dataError
-    case .io, .interrupted: return .ioError
+    case .io: return .ioError
+    case .interrupted: return .interrupted
     }
 }

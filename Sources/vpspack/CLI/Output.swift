@@ -17,14 +17,7 @@ final class Output {
 
     /// Writes raw bytes to stdout (attachments).
     func outBytes(_ data: Data) {
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(STDOUT_FILENO, raw.baseAddress! + offset, raw.count - offset)
-                if n <= 0 { if errno == EINTR { continue }; return }
-                offset += n
-            }
-        }
+        writeAll(data, to: STDOUT_FILENO)
     }
 
     /// One JSON object on one line of stdout.
@@ -33,14 +26,16 @@ final class Output {
     }
 
     private func write(_ text: String, to fd: Int32) {
-        outBytesTo(fd, Data(text.utf8))
+        writeAll(Data(text.utf8), to: fd)
     }
 
-    private func outBytesTo(_ fd: Int32, _ data: Data) {
+    /// Writes every byte, retrying on EINTR and short writes; a closed pipe ends the output quietly.
+    private func writeAll(_ data: Data, to fd: Int32) {
         data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
             var offset = 0
             while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                let n = Glibc.write(fd, base + offset, raw.count - offset)
                 if n <= 0 { if errno == EINTR { continue }; return }
                 offset += n
             }

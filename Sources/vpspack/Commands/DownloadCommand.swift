@@ -22,7 +22,12 @@ enum DownloadCommand: Command {
           --attach FILE      a host attachment committed with the pack, named by its file name (repeatable)
           --allow-unsigned   accept an offer no pinned key signed
           --store DIR        the store (default $VPSPACK_STORE, $XDG_DATA_HOME/vpspack, ~/.local/share/vpspack)
-          --json             one JSON object on stdout
+          --json             progress events, then the result, as JSON lines on stdout
+
+        Progress: a line redrawn in place when stdout is a terminal, a plain line
+        every 5 seconds otherwise. Ctrl-C stops the transfer and keeps the partial
+        download (exit 130); the same command resumes it. HTTP(S) timeouts and
+        retries: see docs/network.md (VPSPACK_HTTP_* environment variables).
         """
 
     static func run(_ arguments: inout Arguments, _ output: Output) throws -> ExitCode {
@@ -35,31 +40,41 @@ enum DownloadCommand: Command {
         for path in attachFiles {
             let url = URL(fileURLWithPath: path)
             guard FileManager.default.isReadableFile(atPath: url.path) else { throw UsageError("--attach \(path): no such readable file") }
+            guard !attachments.contains(where: { $0.name == url.lastPathComponent }) else {
+                throw UsageError("--attach \(path): another attached file is also named \(url.lastPathComponent)")
+            }
             attachments.append(HostAttachment(name: url.lastPathComponent, file: url))
         }
         let store = try StoreSupport.open(common)
-        let downloader = Downloader(store: store, server: server, transport: try makeTransport(for: server))
-        var lastShown = Date.distantPast
-        let outcome = try downloader.download(tour: tour, allowUnsigned: allowUnsigned, attachments: attachments) { progress in
-            guard output.stderrIsTerminal, !common.json else { return }
-            let now = Date()
-            guard now.timeIntervalSince(lastShown) > 0.2 || progress.bytes == progress.total else { return }
-            lastShown = now
-            let percent = progress.total > 0 ? Int(progress.bytes * 100 / progress.total) : 100
-            output.errPartial("\rdownloading \(tour): \(StoreSupport.size(progress.bytes)) of \(StoreSupport.size(progress.total)) (\(percent)%)")
+        let cancellation = CancellationFlag()
+        let downloader = Downloader(store: store, server: server, transport: try makeTransport(for: server, cancellation: cancellation))
+        let progress = ProgressDisplay(output: output, json: common.json, label: tour)
+        let interrupt = InterruptHandler(raising: cancellation)
+        let outcome: DownloadOutcome
+        do {
+            outcome = try downloader.download(tour: tour, allowUnsigned: allowUnsigned, attachments: attachments) { p in
+                progress.update(bytes: p.bytes, total: p.total)
+            }
+        } catch {
+            interrupt.stop()
+            progress.finish()
+            guard case .transport(.interrupted) = error else { throw error }
+            output.err("vpspack download: interrupted; the partial download is kept in \(store.downloadsDirectory.path): run the same command again to resume")
+            return .interrupted
         }
-        if output.stderrIsTerminal && !common.json { output.errPartial("\r\u{1b}[K") }
+        interrupt.stop()
+        progress.finish()
         switch outcome {
         case .alreadyUpToDate(let version):
             if common.json {
-                output.json(["server": server.identity, "tour": tour, "version": version, "status": "up-to-date"])
+                output.json(["event": "result", "server": server.identity, "tour": tour, "version": version, "status": "up-to-date"])
             } else {
                 output.out("tour \(tour) from \(server.identity) is already up to date (version \(version))")
             }
         case .installed(let result, _):
             if common.json {
                 var object: [String: Any] = [
-                    "server": server.identity, "tour": tour, "version": result.version, "status": "installed",
+                    "event": "result", "server": server.identity, "tour": tour, "version": result.version, "status": "installed",
                     "newFiles": result.newFiles, "sharedFiles": result.sharedFiles,
                 ]
                 if let previous = result.previousVersion { object["previousVersion"] = previous }

@@ -6,7 +6,7 @@ enum PackCommand: Command {
     static let name = "pack"
     static let summary = "make a .vpspack archive from a folder of map/ and attachments/"
     static let help = """
-        usage: vpspack pack DIR -o FILE.vpspack --tour ID --version N [--georeference LAT,LON,ALT,HEADING] [--created ISO8601] [--json]
+        usage: vpspack pack DIR -o FILE.vpspack --tour ID --version N [--georeference LAT,LON,ALT,HEADING] [--created ISO8601] [--store DIR] [--json]
 
         Writes an archive (tar + zstd, manifest.json first) of every file under DIR,
         which must hold only map/ and attachments/. The manifest lists each file
@@ -18,11 +18,13 @@ enum PackCommand: Command {
           --version N            the pack version (a positive integer)
           --georeference L,L,A,H latitude, longitude, altitude (m), heading (degrees of -Z from north)
           --created ISO8601      creation time (default: now)
+          --store DIR            accepted for uniformity; pack does not use the store
           --json                 print the manifest as JSON
         """
 
     static func run(_ arguments: inout Arguments, _ output: Output) throws -> ExitCode {
-        let json = arguments.flag("--json")
+        // --store is accepted as by every command; making an archive does not touch the store.
+        let json = try CommonOptions(&arguments).json
         let out = try arguments.option("--output") ?? arguments.option("-o")
         let tour = try arguments.required("--tour")
         let version = try arguments.option("--version", "a positive integer") { Int($0).flatMap { $0 > 0 ? $0 : nil } }

@@ -15,7 +15,10 @@ final class FaultServer: @unchecked Sendable {
         var path: String
         /// Lowercased header names.
         var headers: [String: String]
+        /// 0 for the first request this server got.
         var index: Int
+        /// 0 for the first request of this path.
+        var pathIndex: Int = 0
     }
 
     /// What to do with one request.
@@ -26,6 +29,8 @@ final class FaultServer: @unchecked Sendable {
         case stallAfterHeaders(status: Int, headers: [(String, String)])
         /// Sends headers without a length, then bytes forever.
         case endless(status: Int, headers: [(String, String)])
+        /// A slow link: the body in pieces of `chunk` bytes, `delay` seconds apart.
+        case paced(status: Int, headers: [(String, String)], body: [UInt8], chunk: Int, delay: TimeInterval)
     }
 
     let port: Int
@@ -123,6 +128,7 @@ final class FaultServer: @unchecked Sendable {
         guard var request = readRequest(fd) else { return }
         lock.lock()
         request.index = _requests.count
+        request.pathIndex = _requests.filter { $0.path == request.path }.count
         _requests.append(request)
         lock.unlock()
 
@@ -138,6 +144,15 @@ final class FaultServer: @unchecked Sendable {
         case .stallAfterHeaders(let status, let headers):
             guard send(fd, head(status, headers + [("Content-Length", "1000000")])) else { return }
             waitForClose(fd)
+        case .paced(let status, let headers, let body, let chunk, let delay):
+            guard send(fd, head(status, headers + [("Content-Length", String(body.count))])) else { return }
+            var offset = 0
+            while offset < body.count, !isStopped {
+                let end = min(body.count, offset + chunk)
+                guard send(fd, Array(body[offset..<end])) else { return }
+                offset = end
+                Thread.sleep(forTimeInterval: delay)
+            }
         case .endless(let status, let headers):
             guard send(fd, head(status, headers + [("Connection", "close")])) else { return }
             let chunk = [UInt8](repeating: 0x41, count: 64 * 1024)

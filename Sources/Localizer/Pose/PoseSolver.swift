@@ -1,0 +1,102 @@
+import Foundation
+
+/// Settings of the decision from correspondences to "localized" or not.
+public struct PoseSolverOptions: Sendable, Hashable {
+    public var estimator = PoseEstimatorOptions()
+    /// The confidence a pose needs to be reported (`--min-confidence`, default 0.4).
+    public var minConfidence: Double = 0.4
+    /// The inliers a pose needs to be reported, whatever its confidence.
+    public var minInliers: Int = 12
+
+    public init() {}
+
+    /// Checks the ranges of the settings.
+    ///
+    /// - Throws: ``LocalizerError`` (`.invalidOption`) naming the setting.
+    public func validate() throws(LocalizerError) {
+        guard minConfidence.isFinite, minConfidence >= 0, minConfidence <= 1 else {
+            throw LocalizerError(.invalidOption, "--min-confidence \(minConfidence) must lie in [0, 1]")
+        }
+        guard minInliers >= 6 else {
+            throw LocalizerError(.invalidOption, "minimum inliers \(minInliers) must be at least 6")
+        }
+        guard estimator.threshold.isFinite, estimator.threshold > 0, estimator.threshold <= 100 else {
+            throw LocalizerError(.invalidOption, "inlier threshold \(estimator.threshold) px must lie in (0, 100]")
+        }
+        guard estimator.confidence > 0, estimator.confidence < 1, estimator.maxIterations >= 1 else {
+            throw LocalizerError(.invalidOption, "RANSAC confidence must lie in (0, 1) and the iteration cap be positive")
+        }
+    }
+}
+
+/// The verdict on one query's correspondences.
+public struct PoseOutcome: Sendable {
+    /// True only when the pose is trustworthy: enough inliers and confidence at least the threshold.
+    public var localized: Bool
+    /// Why the query is not localized; nil when it is.
+    public var reason: String?
+    /// In [0, 1]; 0 when no pose was found.
+    public var confidence: Double
+    /// The factors of the confidence, when a pose was found.
+    public var confidenceParts: PoseConfidence?
+    /// The robust estimate, reported even when rejected (for debugging and the debug image).
+    public var estimate: PoseEstimate?
+    /// The pose in output conventions; nil unless `localized`.
+    public var pose: CameraPose?
+    /// The number of 2D-3D matches the estimator ran on.
+    public var matches: Int
+}
+
+/// From 2D-3D matches to a decision: robust pose, confidence, gate.
+public struct PoseSolver: Sendable {
+    public var options: PoseSolverOptions
+
+    public init(options: PoseSolverOptions = PoseSolverOptions()) {
+        self.options = options
+    }
+
+    /// Solves for the pose of a query image.
+    ///
+    /// - Parameters:
+    ///   - pixels: query keypoints in pixels of the image as decoded.
+    ///   - points: the map point matched to each keypoint.
+    ///   - camera: the intrinsics of the image as decoded.
+    ///   - width: the image width in pixels.
+    ///   - height: the image height in pixels.
+    public func solve(pixels: [SIMD2<Double>], points: [Vector3], camera: CameraIntrinsics, width: Int, height: Int) -> PoseOutcome {
+        let (problem, source) = PoseProblem.fromPixels(pixels, points: points, camera: camera)
+        let matches = problem.count
+        func reject(_ reason: String, _ estimate: PoseEstimate? = nil, _ parts: PoseConfidence? = nil) -> PoseOutcome {
+            PoseOutcome(localized: false, reason: reason, confidence: parts?.confidence ?? 0, confidenceParts: parts, estimate: estimate, pose: nil, matches: matches)
+        }
+        guard matches >= options.minInliers else {
+            return reject("only \(matches) matches; at least \(options.minInliers) are needed")
+        }
+        guard var estimate = PoseEstimator(options: options.estimator).estimate(problem) else {
+            return reject("no pose is consistent with the matches")
+        }
+        // Report inliers against the caller's pixel indices.
+        var mask = [Bool](repeating: false, count: pixels.count)
+        var inlierPixels: [SIMD2<Double>] = []
+        for (k, i) in source.enumerated() where estimate.inliers[k] {
+            mask[i] = true
+            inlierPixels.append(pixels[i])
+        }
+        estimate.inliers = mask
+        let parts = PoseConfidence(
+            inlierPixels: inlierPixels, matches: matches, hypotheses: estimate.hypotheses,
+            threshold: options.estimator.threshold, meanError: estimate.meanReprojectionError,
+            width: width, height: height
+        )
+        guard estimate.inlierCount >= options.minInliers else {
+            return reject("only \(estimate.inlierCount) inliers; at least \(options.minInliers) are needed", estimate, parts)
+        }
+        guard parts.confidence >= options.minConfidence else {
+            return reject(String(format: "confidence %.2f is below the threshold %.2f", parts.confidence, options.minConfidence), estimate, parts)
+        }
+        return PoseOutcome(
+            localized: true, reason: nil, confidence: parts.confidence, confidenceParts: parts,
+            estimate: estimate, pose: CameraPose(worldToCamera: estimate.pose), matches: matches
+        )
+    }
+}

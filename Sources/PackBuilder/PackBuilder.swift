@@ -1,1 +1,0 @@
-// PackBuilder: see docs/architecture.md

@@ -1,1 +1,0 @@
-// placeholder: tests arrive with their module

@@ -1,0 +1,57 @@
+import Testing
+import Localizer
+
+@Suite struct RansacTests {
+    @Test(arguments: [0.1, 0.3, 0.5, 0.7, 0.8, 0.9])
+    func recoversPoseAmongOutliers(outlierRatio: Double) throws {
+        for seed in UInt64(1)...3 {
+            let data = SyntheticCorrespondences(seed: seed &* 7919 &+ UInt64(outlierRatio * 100), count: 400, outlierRatio: outlierRatio, noise: 0.5)
+            let estimate = try #require(PoseEstimator().estimate(data.problem), "no pose at \(outlierRatio) outliers, seed \(seed)")
+            let rotation = rotationErrorDegrees(estimate.pose, data.truth)
+            let position = positionError(estimate.pose, data.truth)
+            #expect(rotation < 0.1, "rotation error \(rotation)° at \(outlierRatio) outliers")
+            #expect(position < 0.05, "position error \(position) m at \(outlierRatio) outliers")
+            let trueInliers = data.isInlier.filter { $0 }.count
+            // Nearly every true correspondence is an inlier and few outliers slip in.
+            var agreed = 0
+            var falseInliers = 0
+            for i in data.isInlier.indices where estimate.inliers[i] {
+                if data.isInlier[i] { agreed += 1 } else { falseInliers += 1 }
+            }
+            #expect(agreed >= trueInliers * 95 / 100, "found \(agreed) of \(trueInliers) inliers")
+            #expect(falseInliers <= max(3, trueInliers / 20), "\(falseInliers) outliers accepted")
+            #expect(estimate.meanReprojectionError < 1.2)
+        }
+    }
+
+    @Test func noiseFreeDataGivesAnExactPose() throws {
+        let data = SyntheticCorrespondences(seed: 11, count: 200, outlierRatio: 0.5, noise: 0)
+        let estimate = try #require(PoseEstimator().estimate(data.problem))
+        #expect(rotationErrorDegrees(estimate.pose, data.truth) < 1e-6)
+        #expect(positionError(estimate.pose, data.truth) < 1e-7)
+        #expect(estimate.meanReprojectionError < 1e-6)
+    }
+
+    @Test func adaptiveStoppingDrawsFewSamplesWhenInliersDominate() throws {
+        let easy = SyntheticCorrespondences(seed: 5, count: 300, outlierRatio: 0.1, noise: 0.5)
+        let hard = SyntheticCorrespondences(seed: 5, count: 300, outlierRatio: 0.8, noise: 0.5)
+        let e = try #require(PoseEstimator().estimate(easy.problem))
+        let h = try #require(PoseEstimator().estimate(hard.problem))
+        // log(1e-4)/log(1 - 0.9³) is 7; 30 is the floor. With 20 % inliers it needs about 1150.
+        #expect(e.iterations == 30)
+        #expect(h.iterations > 300 && h.iterations < 10_000)
+    }
+
+    @Test func sameSeedSamePose() throws {
+        let data = SyntheticCorrespondences(seed: 8, count: 300, outlierRatio: 0.6, noise: 1)
+        let a = try #require(PoseEstimator().estimate(data.problem))
+        let b = try #require(PoseEstimator().estimate(data.problem))
+        #expect(a.pose == b.pose)
+        #expect(a.inliers == b.inliers)
+    }
+
+    @Test func tooFewCorrespondencesGiveNoPose() {
+        let data = SyntheticCorrespondences(seed: 3, count: 2, outlierRatio: 0, noise: 0)
+        #expect(PoseEstimator().estimate(data.problem) == nil)
+    }
+}
