@@ -52,8 +52,8 @@ struct DeepVerifyTests {
     }
 
     @Test("a good archive passes with the default minimum recall; JSON and JUnit name each check")
-    func goodArchive() throws {
-        let fixture = try InspectPackFixture.shared()
+    func goodArchive() async throws {
+        let fixture = try await InspectPackFixture.shared()
         let s = try Scratch()
         let r = try s.vpspack("verify", "--deep", fixture.pack.path, "--junit", s.path("junit.xml"), "--json")
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
@@ -84,8 +84,8 @@ struct DeepVerifyTests {
     }
 
     @Test("validation frames whose poses do not fit the map fail the recall check with exit 1")
-    func lowRecall() throws {
-        let fixture = try InspectPackFixture.shared()
+    func lowRecall() async throws {
+        let fixture = try await InspectPackFixture.shared()
         let s = try Scratch()
         let shifted = s.root.appendingPathComponent("shifted.vpspack")
         try fixture.withShiftedValidation(metres: 2, to: shifted)
@@ -106,8 +106,8 @@ struct DeepVerifyTests {
     }
 
     @Test("a site: signatures checked with --key, reported without; a tampered archive fails against its offer")
-    func site() throws {
-        let fixture = try InspectPackFixture.shared()
+    func site() async throws {
+        let fixture = try await InspectPackFixture.shared()
         let s = try Scratch()
         let key = try s.vpspack("keygen", "--out", s.path("publisher.key"))
         #expect(key.status == 0, "\(key.stderr)")
@@ -149,8 +149,8 @@ struct DeepVerifyTests {
     }
 
     @Test("an installed pack: hashes, store integrity, map and recall; inspect --ply gives the archive's points")
-    func installed() throws {
-        let fixture = try InspectPackFixture.shared()
+    func installed() async throws {
+        let fixture = try await InspectPackFixture.shared()
         let s = try Scratch()
         let key = try s.vpspack("keygen", "--out", s.path("publisher.key"))
         let publicKey = key.stdout.trimmingCharacters(in: .whitespacesAndNewlines)

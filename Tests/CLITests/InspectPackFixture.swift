@@ -12,20 +12,23 @@ struct InspectPackFixture: Sendable {
     let points: Int
     let validationFrames: Int
 
-    /// The shared fixture, built on first use.
-    static func shared() throws -> InspectPackFixture {
-        try built.get()
+    /// The shared fixture, built on first use. Callers wait by suspending, so
+    /// tests waiting for it do not hold the few threads of the test runner.
+    static func shared() async throws -> InspectPackFixture {
+        try await Cache.instance.fixture()
     }
 
-    private static let built: Result<InspectPackFixture, CLIError> = {
-        do {
-            return .success(try make())
-        } catch let error as CLIError {
-            return .failure(error)
-        } catch {
-            return .failure(CLIError("cannot make the inspect fixture: \(error)"))
+    private actor Cache {
+        static let instance = Cache()
+        private var task: Task<InspectPackFixture, any Error>?
+
+        func fixture() async throws -> InspectPackFixture {
+            if let task { return try await task.value }
+            let task = Task.detached { try InspectPackFixture.make() }
+            self.task = task
+            return try await task.value
         }
-    }()
+    }
 
     private static func make() throws -> InspectPackFixture {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vpspack-inspect-\(UUID().uuidString)")

@@ -22,8 +22,8 @@ struct InspectPictureTests {
     }
 
     @Test("the preview is a PNG of the stated size, dark where map points project and white elsewhere; the PLY holds every point with colours")
-    func previewAndPLY() throws {
-        let fixture = try InspectPackFixture.shared()
+    func previewAndPLY() async throws {
+        let fixture = try await InspectPackFixture.shared()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vpspack-inspect-pictures-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
