@@ -51,6 +51,28 @@ struct DeepVerifyTests {
         return out
     }
 
+    @Test("usage errors exit 64 naming the option; a missing archive or site is an I/O error (74)")
+    func usage() throws {
+        let s = try Scratch()
+        let two = try s.vpspack("verify", "--deep", "a.vpspack", "--site", "site")
+        #expect(two.status == 64 && two.stderr.contains("--deep takes one of"))
+        let all = try s.vpspack("verify", "--deep", "--all")
+        #expect(all.status == 64)
+        let key = try s.vpspack("verify", "--deep", "--site", "site", "--key", "abc")
+        #expect(key.status == 64 && key.stderr.contains("--key abc"))
+        let site = try s.vpspack("verify", "--site", "site")
+        #expect(site.status == 64 && site.stderr.contains("need --deep"))
+        let missing = try s.vpspack("verify", "--deep", "missing.vpspack")
+        #expect(missing.status == 74 && missing.stderr.contains("missing.vpspack"))
+        let missingSite = try s.vpspack("verify", "--deep", "--site", "nowhere")
+        #expect(missingSite.status == 74 && missingSite.stderr.contains("nowhere"))
+        // An existing directory without tours is a site that fails its one check.
+        try FileManager.default.createDirectory(at: s.root.appendingPathComponent("empty"), withIntermediateDirectories: true)
+        let empty = try s.vpspack("verify", "--deep", "empty", "--junit", s.path("junit.xml"))
+        #expect(empty.status == 1 && empty.stdout.contains("no tours/<tour>/offer.json"))
+        #expect(try Self.junit(s.path("junit.xml"))["empty"]?.failures == 1)
+    }
+
     @Test("a good archive passes with the default minimum recall; JSON and JUnit name each check")
     func goodArchive() async throws {
         let fixture = try await InspectPackFixture.shared()

@@ -1,4 +1,5 @@
 import Foundation
+import PackBuilder
 import PackFormat
 import PackStore
 import PackTransport
@@ -64,6 +65,9 @@ enum VerifyCommand: Command {
             var isDirectory: ObjCBool = false
             if let path = positionals.first, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
                 siteDirectory = path
+            }
+            for path in [siteDirectory ?? positionals.first].compactMap({ $0 }) where !FileManager.default.fileExists(atPath: path) {
+                throw BuildError(.io, "cannot verify \(path): no such file or directory")
             }
             guard keys.isEmpty || siteDirectory != nil else { throw UsageError("--key checks offer signatures: it needs a site directory") }
             let settings = VerifyDeep.Settings(minRecall: minRecall ?? 0.9, metres: 0.25, degrees: 2, keys: pinned)
