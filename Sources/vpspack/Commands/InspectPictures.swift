@@ -28,7 +28,7 @@ enum InspectPictures {
 
     private static func writeFile(_ data: Data, to path: String) throws {
         do {
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+            try DurableFile.write(data, to: URL(fileURLWithPath: path))
         } catch {
             throw BuildError(.io, "cannot write \(path): \(error.localizedDescription)")
         }
