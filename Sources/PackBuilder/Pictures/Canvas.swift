@@ -39,23 +39,27 @@ struct Canvas {
 }
 
 extension Canvas {
-    /// Glyphs 3 pixels wide and 5 high, one row per element, the high bit of 3 on the left.
-    static let glyphs: [Character: [UInt8]] = [
-        "0": [7, 5, 5, 5, 7], "1": [2, 6, 2, 2, 7], "2": [7, 1, 7, 4, 7], "3": [7, 1, 3, 1, 7], "4": [5, 5, 7, 1, 1],
-        "5": [7, 4, 7, 1, 7], "6": [7, 4, 7, 5, 7], "7": [7, 1, 2, 2, 2], "8": [7, 5, 7, 5, 7], "9": [7, 5, 7, 1, 7],
-        ".": [0, 0, 0, 0, 2], "m": [0, 0, 7, 7, 5], " ": [0, 0, 0, 0, 0],
+    /// Glyphs 5 pixels high, one row per element, the leftmost pixel in the bit `1 << (width - 1)`:
+    /// digits, `.` and space 3 wide, `m` 5 wide.
+    static let glyphs: [Character: (width: Int, rows: [UInt8])] = [
+        "0": (3, [7, 5, 5, 5, 7]), "1": (3, [2, 6, 2, 2, 7]), "2": (3, [7, 1, 7, 4, 7]), "3": (3, [7, 1, 3, 1, 7]),
+        "4": (3, [5, 5, 7, 1, 1]), "5": (3, [7, 4, 7, 1, 7]), "6": (3, [7, 4, 7, 5, 7]), "7": (3, [7, 1, 2, 2, 2]),
+        "8": (3, [7, 5, 7, 5, 7]), "9": (3, [7, 5, 7, 1, 7]), ".": (1, [0, 0, 0, 0, 1]), " ": (2, [0, 0, 0, 0, 0]),
+        "m": (5, [0, 0, 0b11010, 0b10101, 0b10101]),
     ]
 
-    /// Writes `text` with the built-in digit font, each font pixel `scale` pixels wide; unknown characters are left blank.
+    /// Writes `text` with the built-in font, each font pixel `scale` pixels wide, one blank
+    /// column between glyphs; characters without a glyph are skipped.
     mutating func text(_ text: String, x: Int, y: Int, scale: Int, _ c: SIMD3<UInt8>) {
         var left = x
         for ch in text {
-            for (row, bits) in (Self.glyphs[ch] ?? [0, 0, 0, 0, 0]).enumerated() {
-                for column in 0..<3 where bits & (4 >> column) != 0 {
+            guard let glyph = Self.glyphs[ch] else { continue }
+            for (row, bits) in glyph.rows.enumerated() {
+                for column in 0..<glyph.width where bits & (1 << (glyph.width - 1 - column)) != 0 {
                     rect(left + column * scale, y + row * scale, left + (column + 1) * scale, y + (row + 1) * scale, c)
                 }
             }
-            left += 4 * scale
+            left += (glyph.width + 1) * scale
         }
     }
 }

@@ -95,7 +95,7 @@ public enum MapPictures {
         canvas.rect(20, y - 6, 22, y + 10, SIMD3(0, 0, 0))
         canvas.rect(18 + bar, y - 6, 20 + bar, y + 10, SIMD3(0, 0, 0))
         let label = (metres < 1 ? String(format: "%.1f", metres) : String(Int(metres))) + " m"
-        canvas.text(label, x: 28 + bar, y: y - 4, scale: 2, SIMD3(0, 0, 0))
+        canvas.text(label, x: 28 + bar, y: y - 5, scale: 3, SIMD3(0, 0, 0))
         do {
             let png = Data(try ImageEncoder.png(RGBImage(width: canvas.width, height: canvas.height, pixels: canvas.pixels)))
             return Preview(png: png, width: canvas.width, height: canvas.height, pixelsPerMetre: scale,
