@@ -161,7 +161,7 @@ enum VerifyDeep {
             } else {
                 offer = try envelope.verifiedOffer(trustedKeys: settings.keys, allowUnsigned: false)
                 report.checks.append(Check(name: "signature", status: .passed,
-                                           message: "signed by a given key (\(signers.joined(separator: ", ")))",
+                                           message: "the offer signature verifies with a given key (\(signers.joined(separator: ", ")))",
                                            seconds: Date().timeIntervalSince(t0)))
             }
         } catch {
@@ -188,7 +188,7 @@ enum VerifyDeep {
         let mismatch = Int64(data.count) != offer.archive.length ? "\(offer.archive.path) has \(data.count) bytes, the offer says \(offer.archive.length)"
             : (sha != offer.archive.sha256 ? "\(offer.archive.path) has SHA-256 \(sha), the offer says \(offer.archive.sha256)" : nil)
         report.checks.append(Check(name: "archive", status: mismatch == nil ? .passed : .failed,
-                                   message: mismatch ?? "\(offer.archive.path): \(data.count) bytes and SHA-256 as the offer says",
+                                   message: mismatch ?? "\(offer.archive.path) matches the offer (\(data.count) bytes, SHA-256)",
                                    seconds: Date().timeIntervalSince(t1)))
         if mismatch != nil {
             for name in ["hashes", "map", "recall"] {
