@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["PackTransport", "PackStore", "PackFormat", "VPSCrypto"]),
         .testTarget(name: "LocalizerTests", dependencies: ["Localizer", "PackFormat", "VPSImageIO"]),
         .testTarget(name: "BuilderTests", dependencies: ["PackBuilder", "Localizer", "PackFormat", "VPSImageIO"]),
-        .testTarget(name: "CLITests", dependencies: ["PackFormat", "PackStore", "VPSCrypto"]),
+        .testTarget(name: "CLITests", dependencies: ["PackFormat", "PackStore", "VPSCrypto", "VPSImageIO"]),
     ]
 )
 
