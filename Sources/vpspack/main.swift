@@ -20,6 +20,7 @@ enum CLI {
             PublishCommand.self,
             LocalizeCommand.self,
             SynthCommand.self,
+            BuildCommand.self,
         ]
     }
 
@@ -31,6 +32,7 @@ enum CLI {
             LearnBRIEFCommand.self,
             BenchPoseCommand.self,
             BenchMapCommand.self,
+            EvaluateCommand.self,
         ]
     }
 
