@@ -271,6 +271,7 @@ public struct MapData: Sendable, Equatable {
             for k in 0..<buckets {
                 let start = Int(index.offsets[ob + k]), end = Int(index.offsets[ob + k + 1])
                 guard start <= end else { throw MapFormatError(file: file, "table \(t), bucket \(k): its offsets decrease") }
+                guard end <= m else { throw MapFormatError(file: file, "table \(t), bucket \(k): offset \(end) is past the \(m) descriptors") }
                 var previous = -1
                 for e in start..<end {
                     let d = Int(index.entries[t * m + e])
