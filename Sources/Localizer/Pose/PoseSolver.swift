@@ -83,6 +83,19 @@ public struct PoseSolver: Sendable {
             inlierPixels.append(pixels[i])
         }
         estimate.inliers = mask
+        // A gravity prior constrains the search, so a wrong prior can still yield a
+        // pose that fits part of the matches (a plane seen at another tilt). Solve
+        // without it too: when the matches clearly prefer a pose that disagrees
+        // with the given gravity, report nothing rather than the constrained pose.
+        if let gravity = options.estimator.gravity {
+            var free = options.estimator
+            free.gravity = nil
+            if let unconstrained = PoseEstimator(options: free).estimate(problem), !gravity.accepts(unconstrained.pose),
+               Double(unconstrained.inlierCount) > 1.2 * Double(estimate.inlierCount) + 5 {
+                let angle = String(format: "%.1f", gravity.disagreementDegrees(unconstrained.pose))
+                return reject("the matches fit a pose \(angle)° away from the given gravity (\(unconstrained.inlierCount) inliers against \(estimate.inlierCount) with it)", estimate)
+            }
+        }
         let parts = PoseConfidence(
             inlierPixels: inlierPixels, matches: matches, hypotheses: estimate.hypotheses,
             threshold: options.estimator.threshold, meanError: estimate.meanReprojectionError,
