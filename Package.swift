@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "PackFormat", targets: ["PackFormat"]),
         .library(name: "VPSImageIO", targets: ["VPSImageIO"]),
         .library(name: "VPSCrypto", targets: ["VPSCrypto"]),
+        .library(name: "PackBuilder", targets: ["PackBuilder"]),
     ],
     targets: [
         // C libraries from Debian, each wrapped exactly once below.

@@ -15,6 +15,8 @@ let package = Package(
                 .product(name: "PackFormat", package: "vpspack"),
                 .product(name: "VPSImageIO", package: "vpspack"),
                 .product(name: "VPSCrypto", package: "vpspack"),
+                .product(name: "Localizer", package: "vpspack"),
+                .product(name: "PackBuilder", package: "vpspack"),
             ],
             swiftSettings: [
                 .enableUpcomingFeature("ExistentialAny"),

@@ -1,4 +1,6 @@
 import Foundation
+import Localizer
+import PackBuilder
 import PackFormat
 import VPSCrypto
 import VPSImageIO
@@ -10,6 +12,7 @@ import VPSImageIO
 /// (overflow, out-of-range index, force unwrap) or an AddressSanitizer report is a bug.
 enum FuzzTarget: String, CaseIterable, Sendable {
     case offer, manifest, archive, map, jpeg, png, pgm, cli
+    case colmapText = "colmap-text", colmapBinary = "colmap-binary", transforms, intrinsics
 
     /// The target named by `VPSFUZZ_TARGET`.
     static let selected: FuzzTarget? = ProcessInfo.processInfo.environment["VPSFUZZ_TARGET"].flatMap(FuzzTarget.init(rawValue:))
@@ -22,6 +25,10 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .map: Self.map(bytes)
         case .jpeg, .png, .pgm: Self.image(Array(bytes))
         case .cli: Self.cli(bytes)
+        case .colmapText: Self.colmap(bytes, names: ["cameras.txt", "images.txt", "points3D.txt"], binary: false)
+        case .colmapBinary: Self.colmap(bytes, names: ["cameras.bin", "images.bin", "points3D.bin"], binary: true)
+        case .transforms: Self.transforms(Data(bytes))
+        case .intrinsics: Self.intrinsics(Data(bytes))
         }
     }
 
@@ -70,16 +77,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     /// three files, then the rest as keyframes.json.
     static func map(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard bytes.count >= 12 else { return }
-        var parts: [Data] = []
-        var offset = 12
-        for i in 0..<3 {
-            var length = 0
-            for b in 0..<4 { length |= Int(bytes[i * 4 + b]) << (8 * b) }
-            let end = min(bytes.count, offset + length)
-            parts.append(Data(bytes[offset..<end]))
-            offset = end
-        }
-        parts.append(Data(bytes[offset...]))
+        let parts = lengthPrefixed(bytes, count: 4)
         guard let map = try? MapData.decode(points: parts[0], descriptors: parts[1], index: parts[2], keyframes: parts[3]) else { return }
         try? map.validate()
     }
@@ -104,5 +102,60 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         _ = try? arguments.option("--version", "a positive integer") { Int($0).flatMap { $0 > 0 ? $0 : nil } }
         _ = arguments.positionals()
         try? arguments.finish()
+    }
+
+    /// A scratch directory of this process for the readers that take files.
+    static let scratch: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vpsfuzz-\(ProcessInfo.processInfo.processIdentifier)-files")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    /// Writes the three files of a COLMAP model (two little-endian UInt32 lengths, then the
+    /// first two files, then the rest as the third) and reads the model back.
+    static func colmap(_ bytes: UnsafeBufferPointer<UInt8>, names: [String], binary: Bool) {
+        let parts = lengthPrefixed(bytes, count: 3)
+        for (name, part) in zip(names, parts) {
+            guard FileManager.default.createFile(atPath: scratch.appendingPathComponent(name).path, contents: part) else {
+                fatalError("cannot write \(name) in \(scratch.path)")
+            }
+        }
+        _ = binary ? try? COLMAPModel.readBinary(directory: scratch) : try? COLMAPModel.readText(directory: scratch)
+    }
+
+    static func transforms(_ data: Data) {
+        let url = scratch.appendingPathComponent("transforms.json")
+        guard FileManager.default.createFile(atPath: url.path, contents: data) else { fatalError("cannot write \(url.path)") }
+        _ = try? TransformsFile.read(url)
+    }
+
+    /// Input: the `--intrinsics` text, a NUL byte, then a sidecar JSON; both are parsed and validated.
+    static func intrinsics(_ data: Data) {
+        let split = data.firstIndex(of: 0) ?? data.endIndex
+        let text = String(decoding: data[data.startIndex..<split], as: UTF8.self)
+        if let parsed = try? CameraIntrinsics(parsing: text) {
+            try? parsed.validate(width: 640, height: 480)
+        }
+        guard split < data.endIndex else { return }
+        if let sidecar = try? CameraIntrinsics.Sidecar(json: Data(data[(split + 1)...]), path: "fuzz.json") {
+            try? sidecar.intrinsics.validate(width: sidecar.width, height: sidecar.height)
+        }
+    }
+
+    /// `count - 1` little-endian UInt32 lengths, those parts, then the rest as the last part.
+    static func lengthPrefixed(_ bytes: UnsafeBufferPointer<UInt8>, count: Int) -> [Data] {
+        let header = 4 * (count - 1)
+        guard bytes.count >= header else { return Array(repeating: Data(), count: count) }
+        var parts: [Data] = []
+        var offset = header
+        for i in 0..<(count - 1) {
+            var length = 0
+            for b in 0..<4 { length |= Int(bytes[i * 4 + b]) << (8 * b) }
+            let end = min(bytes.count, offset + length)
+            parts.append(Data(bytes[offset..<end]))
+            offset = end
+        }
+        parts.append(Data(bytes[offset...]))
+        return parts
     }
 }

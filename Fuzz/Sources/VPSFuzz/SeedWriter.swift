@@ -1,4 +1,6 @@
 import Foundation
+import Localizer
+import PackBuilder
 import PackFormat
 import VPSCrypto
 import VPSImageIO
@@ -74,6 +76,61 @@ enum SeedWriter {
         try save(.cli, "download", line("--server", "site", "--tour", "demo", "--attach", "a.json", "--attach=b.json", "--allow-unsigned", "--json"))
         try save(.cli, "positional", line("pack.vpspack", "--store=/tmp/s", "--radius", "12.5", "-"))
         try save(.cli, "bad", line("--tour", "--version", "0", "--unknown", "--help"))
+        try writeCaptureSeeds { try save($0, $1, $2) }
+    }
+
+    /// Seeds of the capture readers and the intrinsics parser.
+    static func writeCaptureSeeds(_ save: (FuzzTarget, String, [UInt8]) throws -> Void) throws {
+        func prefixed(_ parts: [Data]) -> [UInt8] {
+            var out: [UInt8] = []
+            for part in parts.dropLast() {
+                let n = UInt32(part.count)
+                out += [UInt8(n & 0xff), UInt8(n >> 8 & 0xff), UInt8(n >> 16 & 0xff), UInt8(n >> 24)]
+            }
+            for part in parts { out += part }
+            return out
+        }
+        let cameras = [
+            1: COLMAPModel.Camera(id: 1, model: .pinhole, width: 640, height: 480, params: [500, 505, 320, 240]),
+            2: COLMAPModel.Camera(id: 2, model: .opencv, width: 800, height: 600, params: [600, 600, 400, 300, 0.1, -0.05, 0.001, 0]),
+        ]
+        let images = [
+            1: COLMAPModel.Image(id: 1, qvec: SIMD4(1, 0, 0, 0), tvec: SIMD3(0, 0, 0), cameraID: 1, name: "a.jpg",
+                                 observations: [.init(x: 10.5, y: 20.25, point3D: 1), .init(x: 30, y: 40, point3D: -1)]),
+            2: COLMAPModel.Image(id: 2, qvec: SIMD4(0.9238795, 0, 0.3826834, 0), tvec: SIMD3(0.5, 0, 0.1), cameraID: 2, name: "b.jpg",
+                                 observations: [.init(x: 100, y: 200, point3D: 1)]),
+        ]
+        let points: [Int64: COLMAPModel.Point3D] = [
+            1: .init(id: 1, position: SIMD3(0.1, 0.2, 3), color: SIMD3(200, 100, 50), error: 0.4,
+                     track: [.init(imageID: 1, point2DIndex: 0), .init(imageID: 2, point2DIndex: 0)]),
+        ]
+        let model = COLMAPModel(cameras: cameras, images: images, points: points)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vpsfuzz-colmap-\(ProcessInfo.processInfo.processIdentifier)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try model.writeText(directory: dir)
+        try model.writeBinary(directory: dir)
+        func files(_ names: [String]) throws -> [Data] { try names.map { try Data(contentsOf: dir.appendingPathComponent($0)) } }
+        try save(.colmapText, "two-cameras.bin", prefixed(try files(["cameras.txt", "images.txt", "points3D.txt"])))
+        try save(.colmapBinary, "two-cameras.bin", prefixed(try files(["cameras.bin", "images.bin", "points3D.bin"])))
+
+        try save(.transforms, "shared-intrinsics.json", Array("""
+            {"camera_model": "OPENCV", "fl_x": 500, "fl_y": 500, "cx": 320, "cy": 240, "w": 640, "h": 480,
+             "k1": 0.01, "k2": 0, "p1": 0, "p2": 0, "integer_depth_scale": 0.001,
+             "frames": [
+              {"file_path": "images/0.png", "depth_file_path": "depth/0.png",
+               "transform_matrix": [[1, 0, 0, 0], [0, 1, 0, 1.5], [0, 0, 1, 0], [0, 0, 0, 1]]},
+              {"file_path": "images/1.png",
+               "transform_matrix": [[0, 0, 1, 2], [0, 1, 0, 1.5], [-1, 0, 0, 0], [0, 0, 0, 1]]}
+             ]}
+            """.utf8))
+        try save(.transforms, "per-frame-intrinsics.json", Array("""
+            {"frames": [{"file_path": "a.jpg", "fl_x": 800, "fl_y": 810, "cx": 480, "cy": 270, "w": 960, "h": 540,
+              "transform_matrix": [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]}]}
+            """.utf8))
+
+        try save(.intrinsics, "four", Array("525,525,319.5,239.5\0{\"fx\": 525, \"fy\": 525, \"cx\": 319.5, \"cy\": 239.5, \"width\": 640, \"height\": 480}".utf8))
+        try save(.intrinsics, "eight", Array("600, 610, 322, 241, -0.28, 0.09, 0.001, -0.0007\0{\"fx\": 600, \"fy\": 610, \"cx\": 322, \"cy\": 241, \"width\": 640, \"height\": 480, \"k1\": -0.28, \"k2\": 0.09, \"p1\": 0.001, \"p2\": -0.0007}".utf8))
     }
 
     static func sampleMap() throws -> MapData {

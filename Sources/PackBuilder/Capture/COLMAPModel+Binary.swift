@@ -13,7 +13,10 @@ extension COLMAPModel {
                 throw .badData("cameras.bin: camera \(id) has model id \(modelID), which is not supported; supported: " +
                                CameraModel.allCases.map { "\($0.id) \($0.rawValue)" }.joined(separator: ", "))
             }
-            let width = Int(try r.u64("WIDTH")), height = Int(try r.u64("HEIGHT"))
+            let rawWidth = try r.u64("WIDTH"), rawHeight = try r.u64("HEIGHT")
+            guard let width = Int(exactly: rawWidth), let height = Int(exactly: rawHeight) else {
+                throw .badData("cameras.bin: camera \(id) has an image size \(rawWidth)x\(rawHeight) too large to represent")
+            }
             var params: [Double] = []
             for _ in 0..<model.parameterCount { params.append(try r.f64("PARAMS")) }
             guard width > 0, height > 0, params[0] > 0 else { throw .badData("cameras.bin: camera \(id) has a non-positive size or focal length") }
