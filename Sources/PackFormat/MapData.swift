@@ -87,8 +87,11 @@ public struct MapData: Sendable, Equatable {
     }
 
     func encodeIndex() -> Data {
-        var w = ByteWriter(capacity: MapLayout.headerSize + 4 * (index.offsets.count + index.entries.count))
+        let bitBytes = MapLayout.paddedBitTableSize(index.bits.count)
+        var w = ByteWriter(capacity: MapLayout.headerSize + bitBytes + 4 * (index.offsets.count + index.entries.count))
         w.header(MapLayout.indexMagic, [MapLayout.version, UInt32(index.descriptorCount), UInt32(index.tableCount), UInt32(index.keyBits)])
+        w.data.append(contentsOf: index.bits)
+        w.data.append(contentsOf: [UInt8](repeating: 0, count: bitBytes - index.bits.count))
         for o in index.offsets { w.u32(o) }
         for e in index.entries { w.u32(e) }
         return w.data
@@ -193,10 +196,15 @@ public struct MapData: Sendable, Equatable {
                     throw MapFormatError(file: file, "\(tables) tables of \(keyBits)-bit keys do not fit in a 256-bit descriptor")
                 }
                 let offsetCount = tables * ((1 << keyBits) + 1)
-                try r.expectSize(MapLayout.headerSize + 4 * (offsetCount + tables * m), what: "\(tables) tables over \(m) descriptors")
-                let offsets = r.u32Array(at: MapLayout.headerSize, count: offsetCount)
-                let entries = r.u32Array(at: MapLayout.headerSize + 4 * offsetCount, count: tables * m)
-                let index = MapIndexTables(keyBits: keyBits, tableCount: tables, descriptorCount: m, offsets: offsets, entries: entries)
+                let bitCount = tables * keyBits, bitBytes = MapLayout.paddedBitTableSize(bitCount)
+                try r.expectSize(MapLayout.headerSize + bitBytes + 4 * (offsetCount + tables * m), what: "\(tables) tables over \(m) descriptors")
+                let bits = Array(raw[MapLayout.headerSize..<(MapLayout.headerSize + bitCount)])
+                guard raw[(MapLayout.headerSize + bitCount)..<(MapLayout.headerSize + bitBytes)].allSatisfy({ $0 == 0 }) else {
+                    throw MapFormatError(file: file, "the padding after the key bit positions is not zero")
+                }
+                let offsets = r.u32Array(at: MapLayout.headerSize + bitBytes, count: offsetCount)
+                let entries = r.u32Array(at: MapLayout.headerSize + bitBytes + 4 * offsetCount, count: tables * m)
+                let index = MapIndexTables(keyBits: keyBits, tableCount: tables, descriptorCount: m, bits: bits, offsets: offsets, entries: entries)
                 try validateIndex(index, descriptors: descriptors)
                 return index
             }
@@ -248,8 +256,12 @@ public struct MapData: Sendable, Equatable {
         let file = MapLayout.indexPath
         let m = descriptors.count
         let buckets = 1 << index.keyBits
-        guard index.descriptorCount == m, index.offsets.count == index.tableCount * (buckets + 1), index.entries.count == index.tableCount * m else {
+        guard index.descriptorCount == m, index.offsets.count == index.tableCount * (buckets + 1), index.entries.count == index.tableCount * m,
+              index.bits.count == index.tableCount * index.keyBits else {
             throw MapFormatError(file: file, "the tables' sizes do not match \(m) descriptors")
+        }
+        guard Set(index.bits).count == index.bits.count else {
+            throw MapFormatError(file: file, "the key bit positions repeat a descriptor bit; tables must use disjoint bits")
         }
         for t in 0..<index.tableCount {
             let ob = t * (buckets + 1)
@@ -266,7 +278,7 @@ public struct MapData: Sendable, Equatable {
                     guard d < m, d > previous else {
                         throw MapFormatError(file: file, "table \(t), bucket \(k): entry \(e) names descriptor \(d), out of range or out of order")
                     }
-                    guard MapIndexTables.key(descriptors[d], table: t, keyBits: index.keyBits) == k else {
+                    guard index.key(descriptors[d], table: t) == k else {
                         throw MapFormatError(file: file, "table \(t), bucket \(k): descriptor \(d) does not have this key")
                     }
                     previous = d

@@ -22,6 +22,8 @@ public enum MapLayout {
     public static let pointRecordSize = 16
     /// Bytes per descriptor: 256 bits as four little-endian UInt64, lane 0 first.
     public static let descriptorSize = 32
+    /// Bytes the index's bit-position table takes: one byte per position, padded to a multiple of 4.
+    public static func paddedBitTableSize(_ count: Int) -> Int { (count + 3) / 4 * 4 }
     /// The largest point or descriptor count a file may declare (2^28).
     public static let maxCount = 1 << 28
 }
@@ -80,39 +82,74 @@ public struct MapKeyframe: Codable, Sendable, Equatable {
 }
 
 /// The hash tables of the descriptor index (map/index.bin): `tableCount` tables,
-/// table `t` keyed by the `keyBits` descriptor bits starting at bit `t * keyBits`.
+/// each keyed by `keyBits` chosen descriptor bits (disjoint across tables).
 ///
-/// Table `t`'s bucket for key `k` holds the descriptor indices
-/// `entries[t][offsets[t][k] ..< offsets[t][k + 1]]`, ascending.
+/// Table `t`'s key bit `j` is descriptor bit `bits[t * keyBits + j]`; its bucket
+/// for key `k` holds the descriptor indices
+/// `entries[t * descriptorCount + offsets[t * (2^keyBits + 1) + k] ..< ...[k + 1]]`, ascending.
 public struct MapIndexTables: Sendable, Equatable {
     /// Bits per key: 8 or 16.
     public var keyBits: Int
     /// The number of tables, 1 ... 256 / keyBits.
     public var tableCount: Int
     public var descriptorCount: Int
+    /// `tableCount * keyBits` distinct descriptor bit positions (0...255), table after table.
+    public var bits: [UInt8]
     /// `tableCount * (2^keyBits + 1)` bucket starts, table after table.
     public var offsets: [UInt32]
     /// `tableCount * descriptorCount` descriptor indices, table after table.
     public var entries: [UInt32]
 
-    public init(keyBits: Int, tableCount: Int, descriptorCount: Int, offsets: [UInt32], entries: [UInt32]) {
+    public init(keyBits: Int, tableCount: Int, descriptorCount: Int, bits: [UInt8], offsets: [UInt32], entries: [UInt32]) {
         self.keyBits = keyBits
         self.tableCount = tableCount
         self.descriptorCount = descriptorCount
+        self.bits = bits
         self.offsets = offsets
         self.entries = entries
     }
 
     /// The key of `descriptor` in table `table`.
     @inlinable
-    public static func key(_ descriptor: SIMD4<UInt64>, table: Int, keyBits: Int) -> Int {
-        let bit = table * keyBits
-        return Int(truncatingIfNeeded: (descriptor[bit >> 6] >> UInt64(bit & 63)) & ((1 << UInt64(keyBits)) - 1))
+    public func key(_ descriptor: SIMD4<UInt64>, table: Int) -> Int {
+        Self.key(descriptor, bits: bits, from: table * keyBits, count: keyBits)
+    }
+
+    @inlinable @inline(__always)
+    static func key(_ descriptor: SIMD4<UInt64>, bits: [UInt8], from start: Int, count: Int) -> Int {
+        var key = 0
+        for j in 0..<count {
+            let b = Int(bits[start + j])
+            key |= Int(truncatingIfNeeded: (descriptor[b >> 6] >> UInt64(b & 63)) & 1) << j
+        }
+        return key
+    }
+
+    /// The bit positions the index uses for `descriptors`: the `count` most balanced
+    /// bits (fraction of ones nearest one half, over up to 20000 descriptors), dealt
+    /// round-robin to the tables so every table gets a similar share of good bits.
+    public static func balancedBits(_ descriptors: [SIMD4<UInt64>], keyBits: Int, tableCount: Int) -> [UInt8] {
+        let step = max(1, descriptors.count / 20000)
+        var ones = [Int](repeating: 0, count: 256)
+        var n = 0
+        for i in stride(from: 0, to: descriptors.count, by: step) {
+            let d = descriptors[i]
+            for b in 0..<256 { ones[b] += Int((d[b >> 6] >> UInt64(b & 63)) & 1) }
+            n += 1
+        }
+        let bias: [Int] = ones.map { abs(2 * $0 - n) }
+        let ranked = (0..<256).sorted { (a: Int, b: Int) -> Bool in bias[a] != bias[b] ? bias[a] < bias[b] : a < b }
+        var bits = [UInt8](repeating: 0, count: tableCount * keyBits)
+        for r in 0..<(tableCount * keyBits) {
+            bits[(r % tableCount) * keyBits + r / tableCount] = UInt8(ranked[r])
+        }
+        return bits
     }
 
     /// Builds the tables for `descriptors` by counting sort (stable: buckets ascend).
     public static func build(descriptors: [SIMD4<UInt64>], keyBits: Int = 16, tableCount: Int = 16) -> MapIndexTables {
         precondition((keyBits == 8 || keyBits == 16) && tableCount >= 1 && tableCount * keyBits <= 256)
+        let bits = balancedBits(descriptors, keyBits: keyBits, tableCount: tableCount)
         let buckets = 1 << keyBits
         let m = descriptors.count
         var offsets = [UInt32](repeating: 0, count: tableCount * (buckets + 1))
@@ -121,7 +158,7 @@ public struct MapIndexTables: Sendable, Equatable {
         for t in 0..<tableCount {
             let ob = t * (buckets + 1)
             for i in 0..<m {
-                keys[i] = key(descriptors[i], table: t, keyBits: keyBits)
+                keys[i] = key(descriptors[i], bits: bits, from: t * keyBits, count: keyBits)
                 offsets[ob + keys[i] + 1] &+= 1
             }
             for k in 0..<buckets { offsets[ob + k + 1] &+= offsets[ob + k] }
@@ -132,7 +169,7 @@ public struct MapIndexTables: Sendable, Equatable {
                 cursor[k] &+= 1
             }
         }
-        return MapIndexTables(keyBits: keyBits, tableCount: tableCount, descriptorCount: m, offsets: offsets, entries: entries)
+        return MapIndexTables(keyBits: keyBits, tableCount: tableCount, descriptorCount: m, bits: bits, offsets: offsets, entries: entries)
     }
 }
 

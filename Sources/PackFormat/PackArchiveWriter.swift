@@ -108,33 +108,26 @@ public enum PackArchiveWriter {
     }
 
     static func hashFile(_ path: String, limit: Int64, name: String) throws(PackFormatError) -> (Int64, String) {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw .io("cannot read \(path)") }
-        defer { try? handle.close() }
+        let file = try FileBlockReader(path: path)
         var hasher = SHA256()
         var length: Int64 = 0
-        while true {
-            let chunk: Data
-            do { chunk = try handle.read(upToCount: 1 << 20) ?? Data() } catch { throw .io("cannot read \(path): \(error.localizedDescription)") }
-            if chunk.isEmpty { break }
-            hasher.update(chunk)
-            length += Int64(chunk.count)
+        while let block = try file.next() {
+            hasher.update(block)
+            length += Int64(block.count)
             guard length <= limit else { throw .entryTooLarge(name, limit: limit) }
         }
         return (length, hasher.finalize().hex)
     }
 
     static func copy(_ path: String, into writer: ArchiveWriter, expecting file: Manifest.File) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw PackFormatError.io("cannot read \(path)") }
-        defer { try? handle.close() }
+        let input = try FileBlockReader(path: path)
         var hasher = SHA256()
         var length: Int64 = 0
-        while true {
-            let chunk = try handle.read(upToCount: 1 << 20) ?? Data()
-            if chunk.isEmpty { break }
-            length += Int64(chunk.count)
+        while let block = try input.next() {
+            length += Int64(block.count)
             guard length <= file.length else { break }
-            hasher.update(chunk)
-            try chunk.withUnsafeBytes { raw in try writer.write(raw) }
+            hasher.update(block)
+            try writer.write(block)
         }
         guard length == file.length, hasher.finalize().hex == file.sha256 else {
             throw PackFormatError.io("\(path) changed while the archive was being written")

@@ -63,3 +63,17 @@ public enum PackFormatError: Error, Sendable, Equatable, CustomStringConvertible
         }
     }
 }
+
+extension PackFormatError {
+    /// The manifest path a per-file error names, if any.
+    public var filePath: String? {
+        switch self {
+        case .unsafePath(let p, _), .notRegularFile(let p, _), .duplicateEntry(let p), .unlistedEntry(let p),
+             .missingEntry(let p), .entryTooLarge(let p, _), .lengthMismatch(let p, _, _), .hashMismatch(let p, _, _),
+             .noSuchFile(let p):
+            return p
+        default:
+            return nil
+        }
+    }
+}

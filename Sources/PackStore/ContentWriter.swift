@@ -1,4 +1,5 @@
 import Foundation
+import PackFormat
 import VPSCrypto
 import VPSSQLite
 
@@ -32,7 +33,9 @@ final class ContentWriter {
 
     func appendChunk(fileID: Int64, bytes: UnsafeRawBufferPointer) throws {
         try addChunk.bind([.integer(fileID), .integer(sequence)])
-        try addChunk.bindBlob(bytes, at: 3)
+        // No copy: the bytes stay valid for the whole step, and are unbound right after.
+        try addChunk.bindBlob(bytes, at: 3, copying: false)
+        defer { addChunk.clearBindings() }
         while try addChunk.step() {}
         sequence += 1
     }
@@ -43,26 +46,33 @@ final class ContentWriter {
 
     /// Stores a file from disk (hashing it first, so identical content is shared) and returns its id.
     func store(file url: URL, limit: Int64) throws -> Int64 {
-        guard let handle = FileHandle(forReadingAtPath: url.path) else { throw StoreError.io("cannot read attachment \(url.path)") }
-        defer { try? handle.close() }
+        let input = try FileBlockReader(path: url.path, blockSize: PackStore.chunkSize)
         var hasher = SHA256()
         var length: Int64 = 0
-        while let chunk = try handle.read(upToCount: PackStore.chunkSize), !chunk.isEmpty {
-            hasher.update(chunk)
-            length += Int64(chunk.count)
+        while let block = try input.next() {
+            hasher.update(block)
+            length += Int64(block.count)
             guard length <= limit else { throw StoreError.io("attachment \(url.path) is larger than \(limit) bytes") }
         }
         let digest = hasher.finalize().hex
         if let id = try existingFile(sha256: digest) { return id }
         let id = try insertFile(sha256: digest, length: length)
-        try handle.seek(toOffset: 0)
+        try input.seek(to: 0)
         var check = SHA256()
         var copied: Int64 = 0
-        while let chunk = try handle.read(upToCount: PackStore.chunkSize), !chunk.isEmpty {
-            check.update(chunk)
-            copied += Int64(chunk.count)
-            try chunk.withUnsafeBytes { try appendChunk(fileID: id, bytes: $0) }
+        // Chunks are exactly chunkSize bytes but the last: gather short reads into one buffer.
+        var pending = [UInt8]()
+        pending.reserveCapacity(PackStore.chunkSize)
+        while let block = try input.next(maximum: PackStore.chunkSize - pending.count) {
+            check.update(block)
+            copied += Int64(block.count)
+            pending.append(contentsOf: block)
+            if pending.count == PackStore.chunkSize {
+                try pending.withUnsafeBytes { try appendChunk(fileID: id, bytes: $0) }
+                pending.removeAll(keepingCapacity: true)
+            }
         }
+        if !pending.isEmpty { try pending.withUnsafeBytes { try appendChunk(fileID: id, bytes: $0) } }
         guard copied == length, check.finalize().hex == digest else {
             throw StoreError.io("attachment \(url.path) changed while it was being stored")
         }

@@ -1,4 +1,5 @@
 public import Foundation
+import PackFormat
 
 /// A server that is a local directory in DESIGN.md's static layout (sideloading, tests).
 ///
@@ -49,10 +50,12 @@ public struct DirectoryTransport: Transport {
         restart: (StreamResponse) throws -> Void, sink: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> StreamResponse {
         let file = url(path)
-        guard let handle = FileHandle(forReadingAtPath: file.path) else {
+        let input: FileBlockReader
+        do {
+            input = try FileBlockReader(path: file.path)
+        } catch {
             throw TransportError.notFound("the server \(root.path) has no \(path)")
         }
-        defer { try? handle.close() }
         let tag = etag(path)
         let size = ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber)?.int64Value ?? 0
         var start = offset
@@ -62,23 +65,15 @@ public struct DirectoryTransport: Transport {
         let response = StreamResponse(startOffset: start, etag: tag)
         // A body from byte 0 is announced before its first byte, so the caller can record the ETag.
         if start == 0 { try restart(response) }
-        do {
-            try handle.seek(toOffset: UInt64(start))
-        } catch {
-            throw TransportError.io("cannot seek in \(file.path): \(error.localizedDescription)")
-        }
         var position = start
-        while position < maxLength {
-            let want = Int(min(Int64(1 << 20), maxLength - position))
-            let chunk: Data
-            do {
-                chunk = try handle.read(upToCount: want) ?? Data()
-            } catch {
-                throw TransportError.io("cannot read \(file.path): \(error.localizedDescription)")
+        do {
+            try input.seek(to: start)
+            while position < maxLength, let block = try input.next(maximum: Int(min(Int64(1 << 20), maxLength - position))) {
+                position += Int64(block.count)
+                try sink(block)
             }
-            if chunk.isEmpty { break }
-            position += Int64(chunk.count)
-            try chunk.withUnsafeBytes { try sink($0) }
+        } catch let error as PackFormatError {
+            throw TransportError.io(error.description)
         }
         return response
     }

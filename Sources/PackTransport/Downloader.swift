@@ -191,10 +191,10 @@ public final class Downloader {
             if size > total || (size > 0 && state?.etag == nil) {
                 try handle.truncate(atOffset: 0)
             } else {
-                try handle.seek(toOffset: 0)
-                while offset < size, let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                    hasher.update(chunk)
-                    offset += Int64(chunk.count)
+                let existing = try FileBlockReader(path: files.partial.path)
+                while offset < size, let block = try existing.next() {
+                    hasher.update(block)
+                    offset += Int64(block.count)
                 }
             }
         } catch {
@@ -233,7 +233,12 @@ public final class Downloader {
         } catch {
             throw .io("cannot write the partial download \(files.partial.path): \(IOErrorText.describe(error))")
         }
-        guard offset == total else { throw .incomplete(received: offset, expected: total) }
+        guard offset == total else {
+            // The transport finished normally (a cut connection is an error it throws after its
+            // retries), so the server's file itself is shorter than the offer says.
+            files.discard()
+            throw .archiveMismatch("the server's \(offer.archive.path) ends at byte \(offset) but the offer says \(total) bytes; the partial download was discarded")
+        }
         let digest = hasher.finalize().hex
         do {
             try OfferPolicy.checkArchive(offer, length: offset, sha256: digest)

@@ -125,6 +125,9 @@ final class HTTPExchange {
             _ = vpspack_curl_setopt_long(h, CURLOPT_LOW_SPEED_TIME, configuration.lowSpeedTime)
             _ = vpspack_curl_setopt_long(h, CURLOPT_BUFFERSIZE, 256 * 1024)
             _ = vpspack_curl_setopt_string(h, CURLOPT_USERAGENT, configuration.userAgent)
+            if let caFile = configuration.caFile {
+                _ = vpspack_curl_setopt_string(h, CURLOPT_CAINFO, caFile)
+            }
             if let start = request.rangeStart {
                 _ = vpspack_curl_setopt_string(h, CURLOPT_RANGE, "\(start)-")
                 if let validator = request.ifRange {
@@ -144,7 +147,14 @@ final class HTTPExchange {
             _ = vpspack_curl_setopt_long(h, CURLOPT_NOPROGRESS, 0)
             _ = vpspack_curl_setopt_xferinfo_callback(h, httpExchangeProgressCallback)
             _ = vpspack_curl_setopt_pointer(h, CURLOPT_XFERINFODATA, context)
-            return curl_easy_perform(h)
+            let code = curl_easy_perform(h)
+            // The handle outlives this call: leave it no pointer into this frame or this exchange.
+            _ = vpspack_curl_setopt_pointer(h, CURLOPT_ERRORBUFFER, nil)
+            _ = vpspack_curl_setopt_slist(h, CURLOPT_HTTPHEADER, nil)
+            _ = vpspack_curl_setopt_pointer(h, CURLOPT_HEADERDATA, nil)
+            _ = vpspack_curl_setopt_pointer(h, CURLOPT_WRITEDATA, nil)
+            _ = vpspack_curl_setopt_pointer(h, CURLOPT_XFERINFODATA, nil)
+            return code
         }
 
         // A response with an empty body never reached the write callback: decide now.
@@ -252,5 +262,4 @@ enum CurlCode {
     static let malformedURL = Int(CURLE_URL_MALFORMAT.rawValue)
     static let peerFailedVerification = Int(CURLE_PEER_FAILED_VERIFICATION.rawValue)
     static let sslConnectError = Int(CURLE_SSL_CONNECT_ERROR.rawValue)
-    static let writeError = Int(CURLE_WRITE_ERROR.rawValue)
 }

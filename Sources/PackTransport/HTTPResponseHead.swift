@@ -38,9 +38,6 @@ struct HTTPResponseHead: Sendable, Equatable {
 
     var contentRange: ContentRange? { headers["content-range"].flatMap(ContentRange.init(headerValue:)) }
 
-    /// `Retry-After` in whole seconds (the HTTP-date form is ignored).
-    var retryAfterSeconds: Int? { headers["retry-after"].flatMap { Int($0) } }
-
     var isRedirect: Bool { (300...399).contains(status) && headers["location"] != nil }
 }
 

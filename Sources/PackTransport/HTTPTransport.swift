@@ -27,11 +27,14 @@ public struct HTTPTransport: Transport {
         /// More redirects than this are a loop.
         public var maxRedirects: Int = 5
         public var userAgent: String = "vpspack"
+        /// A PEM file of CA certificates to verify HTTPS servers with, instead of the system's (a private CA).
+        public var caFile: String?
 
         public init() {}
 
         /// The defaults, overridden by `VPSPACK_HTTP_CONNECT_TIMEOUT`, `VPSPACK_HTTP_STALL_TIMEOUT`,
-        /// `VPSPACK_HTTP_ATTEMPTS` and `VPSPACK_HTTP_BACKOFF` when they hold numbers.
+        /// `VPSPACK_HTTP_ATTEMPTS` and `VPSPACK_HTTP_BACKOFF` when they hold numbers, and
+        /// `VPSPACK_HTTP_CA_FILE` when it names a file.
         public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Configuration {
             var c = Configuration()
             if let v = environment["VPSPACK_HTTP_CONNECT_TIMEOUT"].flatMap(Double.init), v > 0 { c.connectTimeout = v }
@@ -41,6 +44,7 @@ public struct HTTPTransport: Transport {
                 c.initialBackoff = v
                 c.maxBackoff = max(c.maxBackoff, v)
             }
+            if let file = environment["VPSPACK_HTTP_CA_FILE"], !file.isEmpty { c.caFile = file }
             return c
         }
     }

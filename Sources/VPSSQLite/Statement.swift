@@ -72,10 +72,25 @@ public final class Statement {
         guard status == SQLITE_OK else { throw database.error(status, sql: sql) }
     }
 
-    /// Binds bytes to parameter `index` (1-based); SQLite copies them (`sqlite3_bind_blob64` with SQLITE_TRANSIENT).
-    public func bindBlob(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws(DatabaseError) {
-        let status = sqlite3_bind_blob64(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count), vpspack_sqlite_transient())
+    /// Binds bytes to parameter `index` (1-based) with `sqlite3_bind_blob64`.
+    ///
+    /// - Parameters:
+    ///   - bytes: the blob.
+    ///   - index: the parameter, 1-based.
+    ///   - copying: true (SQLITE_TRANSIENT) makes SQLite copy the bytes now; false
+    ///     (SQLITE_STATIC) saves the copy, and then the bytes must stay valid until
+    ///     ``clearBindings()`` or the next ``bind(_:)``.
+    public func bindBlob(_ bytes: UnsafeRawBufferPointer, at index: Int32, copying: Bool = true) throws(DatabaseError) {
+        let status = sqlite3_bind_blob64(
+            handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count),
+            copying ? vpspack_sqlite_transient() : nil
+        )
         guard status == SQLITE_OK else { throw database.error(status, sql: sql) }
+    }
+
+    /// Sets every parameter back to NULL (`sqlite3_clear_bindings`).
+    public func clearBindings() {
+        sqlite3_clear_bindings(handle)
     }
 
     /// Resets the statement so it can run again with new bindings (`sqlite3_reset`).

@@ -20,6 +20,7 @@ enum CLI {
             PublishCommand.self,
             LocalizeCommand.self,
             SynthCommand.self,
+            BuildCommand.self,
         ]
     }
 
@@ -27,8 +28,11 @@ enum CLI {
     static var hiddenCommands: [any Command.Type] {
         [
             BenchFeaturesCommand.self,
+            BenchMatchingCommand.self,
+            LearnBRIEFCommand.self,
             BenchPoseCommand.self,
             BenchMapCommand.self,
+            EvaluateCommand.self,
         ]
     }
 

@@ -22,13 +22,13 @@ struct SynthTests {
         _ = try SyntheticCapture.write(Self.tinyOptions(), to: a)
         _ = try SyntheticCapture.write(Self.tinyOptions(), to: b)
         _ = try SyntheticCapture.write(Self.tinyOptions(seed: 4), to: c)
-        let files = ["transforms.json", "queries.json", "images/frame_00001.pgm", "depth/frame_00002.pgm", "queries/query_000.pgm", "outside/noise.pgm"]
+        let files = ["transforms.json", "queries.json", "images/frame_00001.jpg", "depth/frame_00002.pgm", "queries/query_000.jpg", "outside/noise.jpg"]
         for f in files {
             let x = try Data(contentsOf: a.appendingPathComponent(f)), y = try Data(contentsOf: b.appendingPathComponent(f))
             #expect(x == y, "\(f) differs between two runs with the same seed")
         }
-        let x = try Data(contentsOf: a.appendingPathComponent("images/frame_00001.pgm"))
-        let z = try Data(contentsOf: c.appendingPathComponent("images/frame_00001.pgm"))
+        let x = try Data(contentsOf: a.appendingPathComponent("images/frame_00001.jpg"))
+        let z = try Data(contentsOf: c.appendingPathComponent("images/frame_00001.jpg"))
         #expect(x != z)
     }
 
@@ -44,7 +44,7 @@ struct SynthTests {
         let venue = Venue.make(options.venue, seed: options.seed, detail: 64)
         let k = try transforms.intrinsics(of: 0)
         let pose = try transforms.pose(of: 0)
-        let depth = try ImageFiles.readDepth(dir.appendingPathComponent(try #require(transforms.frames[0].depthFilePath)))
+        let depth = try DepthImage.read(dir.appendingPathComponent(try #require(transforms.frames[0].depthFilePath)))
         #expect(depth.width == k.width && depth.height == k.height)
         var checked = 0
         for y in stride(from: 1, to: k.height, by: 5) {

@@ -47,6 +47,29 @@ import VPSImageIO
         }
     }
 
+    /// A 1280×960 JPEG decoded at half size (DCT scaling): the intrinsics of
+    /// the full image are rescaled with the pixel-centre convention, and the pose is as exact.
+    @Test func reducedDecodingRescalesTheIntrinsics() throws {
+        let localizer = Localizer(map: try Self.sharedMap.get())
+        let truth = WallScene.pose(position: Vector3(0.2, 1.5, -0.3), yaw: 5, pitch: 2)
+        // The same field of view at twice the resolution: fx' = 2 fx, c' = 2 (c + 0.5) - 0.5.
+        let big = CameraIntrinsics(fx: 1040, fy: 1040, cx: 639.5, cy: 479.5)
+        let image = Self.scene.render(truth, camera: big, width: 1280, height: 960)
+        try withDirectory { directory in
+            let path = directory.appendingPathComponent("big.jpg").path
+            try ImageEncoder.write(try ImageEncoder.jpeg(image, quality: 95), to: path)
+            var options = LocalizerOptions()
+            options.workingSize = 640
+            let result = try localizer.localize(imageAt: path, intrinsics: .given(big), options: options)
+            let camera = try #require(result.camera)
+            #expect(camera == WallScene.camera, "intrinsics after reduction: \(camera)")
+            #expect(result.localized, "not localized: \(result.reason ?? "")")
+            let pose = try #require(result.pose)
+            #expect((pose.position - truth.cameraCenter).norm < 0.03)
+            #expect(rotationErrorDegrees(pose.worldToCamera, truth) < 0.5)
+        }
+    }
+
     @Test func anotherWallIsNotLocalized() throws {
         let map = try Self.sharedMap.get()
         let localizer = Localizer(map: map)

@@ -49,8 +49,7 @@ struct WallScene {
     }
 
     /// The wall point seen at pixel (u, v), or nil when the ray misses the textured area.
-    func wallPoint(_ pose: RigidTransform, u: Double, v: Double) -> Vector3? {
-        let k = WallScene.camera
+    func wallPoint(_ pose: RigidTransform, u: Double, v: Double, camera k: CameraIntrinsics = WallScene.camera) -> Vector3? {
         let dCamera = Vector3((u - k.cx) / k.fx, (v - k.cy) / k.fy, 1)
         let d = pose.rotation.transposed * dCamera
         let c = pose.cameraCenter
@@ -73,14 +72,14 @@ struct WallScene {
         return UInt8(max(0, min(255, value.rounded())))
     }
 
-    func render(_ pose: RigidTransform) -> GrayImage {
-        var pixels = [UInt8](repeating: 40, count: WallScene.width * WallScene.height)
-        for v in 0..<WallScene.height {
-            for u in 0..<WallScene.width {
-                if let p = wallPoint(pose, u: Double(u), v: Double(v)) { pixels[v * WallScene.width + u] = sample(p) }
+    func render(_ pose: RigidTransform, camera: CameraIntrinsics = WallScene.camera, width: Int = WallScene.width, height: Int = WallScene.height) -> GrayImage {
+        var pixels = [UInt8](repeating: 40, count: width * height)
+        for v in 0..<height {
+            for u in 0..<width {
+                if let p = wallPoint(pose, u: Double(u), v: Double(v), camera: camera) { pixels[v * width + u] = sample(p) }
             }
         }
-        return GrayImage(width: WallScene.width, height: WallScene.height, pixels: pixels)
+        return GrayImage(width: width, height: height, pixels: pixels)
     }
 
     /// A map from reference views: every keypoint on the wall becomes a point with its descriptor.

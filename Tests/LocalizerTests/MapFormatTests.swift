@@ -67,7 +67,8 @@ struct MapFormatTests {
         #expect(Array(d[64..<68]) == [0, 0, 0, 0])
         let i = [UInt8](files[MapLayout.indexPath]!)
         #expect(Array(i[0..<20]) == Array("VPSI".utf8) + [1, 0, 0, 0, 1, 0, 0, 0, 16, 0, 0, 0, 16, 0, 0, 0])
-        #expect(i.count == 32 + 4 * (16 * 65537 + 16))
+        #expect(i.count == 32 + 256 + 4 * (16 * 65537 + 16))
+        #expect(Set(i[32..<288]).count == 256) // the key bits: every descriptor bit once
     }
 
     @Test("An empty map is valid")
@@ -150,7 +151,8 @@ struct MapFormatTests {
         let files = try map.encoded()
         let path = MapLayout.indexPath
         let m = map.descriptors.count
-        let entries = 32 + 4 * 32 * 257
+        let bitTable = 32 + 256 // 32 tables x 8 key bits
+        let entries = bitTable + 4 * 32 * 257
         Self.expectRefused(Self.patched(files, path) { $0[3] = 0 }, file: path, containing: "magic", "bad magic")
         Self.expectRefused(Self.patched(files, path) { Self.putU32(&$0, 8, UInt32(m + 1)) }, file: path, containing: "indexes", "descriptor count")
         Self.expectRefused(Self.patched(files, path) { Self.putU32(&$0, 16, 12) }, file: path, containing: "key size", "key bits")
@@ -162,8 +164,10 @@ struct MapFormatTests {
         Self.expectRefused(Self.patched(files, path) { b in Self.putU32(&b, entries, d1); Self.putU32(&b, entries + 4 * (m - 1), d0) },
                            file: path, containing: "table 0", "entries in the wrong bucket")
         // Offsets of table 0 that decrease.
-        let key = MapIndexTables.key(map.descriptors[Int(d0)], table: 0, keyBits: 8)
-        Self.expectRefused(Self.patched(files, path) { Self.putU32(&$0, 32 + 4 * (key + 1), 0) }, file: path, containing: "table 0", "decreasing offsets")
+        let key = map.index.key(map.descriptors[Int(d0)], table: 0)
+        Self.expectRefused(Self.patched(files, path) { Self.putU32(&$0, bitTable + 4 * (key + 1), 0) }, file: path, containing: "table 0", "decreasing offsets")
+        // A key bit used twice.
+        Self.expectRefused(Self.patched(files, path) { $0[33] = $0[32] }, file: path, containing: "disjoint", "repeated key bit")
     }
 
     @Test("Every malformed keyframes file is refused with a clear error")

@@ -106,7 +106,8 @@ struct MatchingTests {
         let exact = BruteForceMatcher(map: map)
         let exactByQuery = Dictionary(uniqueKeysWithValues: exact.match(queries, options: MatchOptions()).map { ($0.query, $0) })
         for radius in [0, 1] {
-            let matches = HashIndexMatcher(map: map, probeRadius: radius).match(queries, options: MatchOptions())
+            let matcher = HashIndexMatcher(map: map, probeRadius: radius)
+            let matches = matcher.match(queries, options: MatchOptions())
             for m in matches {
                 let q = queries[m.query]
                 let starts = exact.pointStarts
@@ -116,11 +117,11 @@ struct MatchingTests {
                 #expect(m.distance >= exactByQuery[m.query]!.distance)
                 if let s = m.secondPoint { #expect(s != m.point && m.secondDistance >= m.distance) }
             }
-            // Radius 0 finds every neighbour within tableCount - 1 bits (pigeonhole).
-            if radius == 0 {
-                for (qi, e) in exactByQuery where e.distance < map.index.tableCount {
-                    #expect(matches.first { $0.query == qi }?.distance == e.distance)
-                }
+            // Radius 0 finds every neighbour within tablesUsed - 1 bits (pigeonhole), radius 1 within 2 tablesUsed - 1.
+            let guaranteed = exactByQuery.values.filter { $0.distance < matcher.tablesUsed * (radius + 1) }
+            #expect(!guaranteed.isEmpty)
+            for e in guaranteed {
+                #expect(matches.first { $0.query == e.query }?.distance == e.distance)
             }
         }
     }

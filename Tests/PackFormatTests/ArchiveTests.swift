@@ -44,6 +44,19 @@ import VPSCrypto
         #expect(try Data(contentsOf: dir.path("a.vpspack")) == Data(contentsOf: dir.path("b.vpspack")))
     }
 
+    @Test func entriesAfterTheManifestMayComeInAnyOrder() throws {
+        let dir = try TemporaryDirectory()
+        let a = Fixtures.bytes(5000, seed: 1)
+        let b = Fixtures.bytes(7000, seed: 2)
+        let manifest = Manifest(tour: "t", version: 1, created: Fixtures.created,
+                                files: [Fixtures.file("map/a.bin", a), Fixtures.file("map/b.bin", b)])
+        let url = dir.path("reversed.vpspack")
+        try Fixtures.rawArchive(at: url, manifest: manifest, entries: [Fixtures.regular("map/b.bin", b), Fixtures.regular("map/a.bin", a)])
+        let pack = try ArchivePack(path: url.path)
+        #expect(try pack.data(at: "map/a.bin") == Data(a))
+        #expect(try pack.data(at: "map/b.bin") == Data(b))
+    }
+
     @Test func folderWithAFileOutsideMapAndAttachmentsIsRefused() throws {
         let dir = try TemporaryDirectory()
         let src = try Fixtures.folder(in: dir)

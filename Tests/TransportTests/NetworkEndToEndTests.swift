@@ -103,6 +103,21 @@ struct NetworkEndToEndTests {
         #expect(partialFiles(scene).isEmpty, "a complete archive with the wrong hash is discarded, not resumed")
     }
 
+    @Test func archiveShorterThanOfferedIsRefused() throws {
+        let scene = try NetworkScene()
+        let server = try twoVersionServer(scene) { request, bytes in
+            FaultServer.file(Array(bytes[0..<(bytes.count / 2)]), etag: "\"v2\"", for: request)
+        }
+        defer { server.stop() }
+        try installVersionOne(scene, server)
+        let run = try download(scene, server)
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("ends at byte"), "\(run.stderr)")
+        #expect(try scene.installedVersion() == 1)
+        #expect(try scene.verifyIsClean())
+        #expect(partialFiles(scene).isEmpty)
+    }
+
     @Test func serverErrorThenSuccessIsRetried() throws {
         let scene = try NetworkScene()
         let server = try twoVersionServer(scene) { request, bytes in
@@ -245,6 +260,28 @@ struct NetworkEndToEndTests {
         #expect(last?.headers["if-range"] == "\"v2\"")
     }
 
+    @Test func progressIsRedrawnOnATerminalAndPlainOtherwise() throws {
+        let scene = try NetworkScene()
+        let server = try twoVersionServer(scene, v2Size: 600_000) { request, bytes in
+            .paced(status: 200, headers: [("ETag", "\"v2\"")], body: bytes, chunk: 32_768, delay: 0.03)
+        }
+        defer { server.stop() }
+        try installVersionOne(scene, server)
+        let plain = try download(scene, server)
+        #expect(!plain.stdout.contains("\u{1b}[K"), "no terminal control codes in a log: \(plain.stdout)")
+        #expect(plain.stdout.contains("demo: "), "\(plain.stdout)")
+        #expect(plain.stdout.contains("(100%)"), "\(plain.stdout)")
+
+        // Remove and download again, now on a terminal.
+        #expect(try scene.vpspack("remove", "--server", server.baseURL.absoluteString, "--tour", "demo").status == 0)
+        let terminal = try scene.vpspackOnTerminal("download", "--server", server.baseURL.absoluteString, "--tour", "demo")
+        #expect(terminal.status == 0, "\(terminal.stdout)")
+        let redraws = terminal.stdout.components(separatedBy: "\r\u{1b}[K").count - 1
+        #expect(redraws >= 2, "the line is redrawn in place: \(terminal.stdout)")
+        #expect(terminal.stdout.contains("/s"), "a rate is shown: \(terminal.stdout)")
+        #expect(try scene.installedVersion() == 2)
+    }
+
     @Test func unreachableServersFailClearly() throws {
         let scene = try NetworkScene()
         let port = try Nginx.freePort()
@@ -334,5 +371,55 @@ struct PublishToNginxTests {
 
         #expect(try scene.vpspack("trust", "--server", server, "--revoke", publicKey).status == 0)
         #expect(try scene.vpspack("trust", "--server", server, "--revoke", publicKey).status == 1)
+    }
+}
+
+/// Refusals of the producer and trust commands, through the binary.
+struct ProducerCommandTests {
+    @Test func keygenNeverOverwritesAKey() throws {
+        let scene = try NetworkScene()
+        let path = scene.root.appendingPathComponent("k.key").path
+        let first = try scene.vpspack("keygen", "--out", path, "--json")
+        #expect(first.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any]
+        #expect((object?["publicKey"] as? String)?.count == 64)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let second = try scene.vpspack("keygen", "--out", path)
+        #expect(second.status == 74)
+        #expect(second.stderr.contains("refusing to overwrite"), "\(second.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test func publishRefusesADamagedArchiveAndBadOptions() throws {
+        let scene = try NetworkScene()
+        let keyPath = scene.root.appendingPathComponent("k.key").path
+        #expect(try scene.vpspack("keygen", "--out", keyPath).status == 0)
+        let archive = try scene.archive(version: 1, size: 100_000)
+        var bytes = try Data(contentsOf: archive)
+        bytes[bytes.count / 2] ^= 0x55
+        let damaged = scene.root.appendingPathComponent("damaged.vpspack")
+        try bytes.write(to: damaged)
+        let run = try scene.vpspack("publish", damaged.path, "--site", scene.site.path, "--key", keyPath)
+        #expect(run.status == 65)
+        #expect(run.stderr.contains("cannot be published"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scene.site.appendingPathComponent("tours/demo/offer.json").path))
+
+        let badSpan = try scene.vpspack("publish", archive.path, "--site", scene.site.path, "--key", keyPath, "--expires", "soon")
+        #expect(badSpan.status == 64)
+        let notAKey = try scene.vpspack("publish", archive.path, "--site", scene.site.path, "--key", archive.path)
+        #expect(notAKey.status == 65)
+        #expect(notAKey.stderr.contains("is not a vpspack key file"), "\(notAKey.stderr)")
+    }
+
+    @Test func trustRefusesMalformedKeysAndMixedActions() throws {
+        let scene = try NetworkScene()
+        let short = try scene.vpspack("trust", "--server", "http://example.com", "--key", "abcd")
+        #expect(short.status == 64)
+        #expect(short.stderr.contains("64 hex digits"), "\(short.stderr)")
+        let both = try scene.vpspack("trust", "--list", "--server", "http://example.com", "--key", String(repeating: "a", count: 64))
+        #expect(both.status == 64)
+        let none = try scene.vpspack("trust", "--list")
+        #expect(none.status == 0)
+        #expect(none.stdout.contains("no key is pinned"))
     }
 }

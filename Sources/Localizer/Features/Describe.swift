@@ -62,16 +62,24 @@ enum Orientation {
 /// Steered BRIEF: 256 intensity comparisons between point pairs of a fixed
 /// pattern, rotated by the keypoint's orientation, on a smoothed image.
 ///
-/// The pattern is generated here, deterministically: pairs of points drawn
-/// from an isotropic Gaussian (sigma = 31/5, as in the BRIEF paper's best
-/// variant) with SplitMix64 and Box-Muller, kept inside a disc of radius 13 so
-/// that any rotation stays inside the 31x31 patch, and at least 2 pixels apart.
+/// The pattern is generated here, deterministically: 1024 candidate pairs of
+/// points drawn from an isotropic Gaussian (sigma = 31/5, as in the BRIEF
+/// paper's best variant) with SplitMix64 and Box-Muller, kept inside a disc of
+/// radius 13 so that any rotation stays inside the 31x31 patch, and at least
+/// 2 pixels apart. Steering makes many such tests biased and correlated, so
+/// 256 of them are selected as ORB does for rBRIEF: the least biased first,
+/// skipping tests correlated with those already taken (``BRIEFLearning``; the
+/// selection below is its output on the training images named in
+/// docs/features.md).
 enum BRIEF {
     static let radius: Float = 13
     static let seed: UInt64 = 0x5650_5350_4143_4B31 // "VPSPACK1"
 
-    /// The pattern as 4 arrays of 256: x1, y1, x2, y2.
-    static let pattern: (x1: [Float], y1: [Float], x2: [Float], y2: [Float]) = {
+    /// How many candidate tests are generated; ``selection`` picks 256 of them.
+    static let candidateCount = 1024
+
+    /// The candidate tests as 4 arrays: x1, y1, x2, y2 (whole pixels).
+    static let candidates: (x1: [Float], y1: [Float], x2: [Float], y2: [Float]) = {
         var state = seed
         func next() -> UInt64 {
             state &+= 0x9E37_79B9_7F4A_7C15
@@ -91,7 +99,7 @@ enum BRIEF {
             }
         }
         var x1: [Float] = [], y1: [Float] = [], x2: [Float] = [], y2: [Float] = []
-        while x1.count < 256 {
+        while x1.count < candidateCount {
             let a = point(), b = point()
             let dx = a.0 - b.0, dy = a.1 - b.1
             if dx * dx + dy * dy < 4 { continue }
@@ -99,6 +107,12 @@ enum BRIEF {
         }
         return (x1, y1, x2, y2)
     }()
+
+    /// The pattern: the selected candidate tests, in selection order.
+    static let pattern: (x1: [Float], y1: [Float], x2: [Float], y2: [Float]) = (
+        selection.map { candidates.x1[Int($0)] }, selection.map { candidates.y1[Int($0)] },
+        selection.map { candidates.x2[Int($0)] }, selection.map { candidates.y2[Int($0)] }
+    )
 
     /// The pattern as integers (its coordinates are whole pixels), for fixed-point rotation.
     static let integerPattern: [Int32] = (0..<256).flatMap { i in

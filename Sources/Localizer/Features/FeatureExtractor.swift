@@ -74,15 +74,7 @@ public struct FeatureExtractor: Sendable {
     /// Detects and describes features in `image`.
     public func extract(_ image: GrayImage) -> FeatureSet {
         let c = configuration
-        // The pyramid: each level resized from the one above it.
-        var pyramid: [GrayImage] = [image]
-        var scale = c.scaleFactor
-        for _ in 1..<c.levels {
-            let w = Int((Float(image.width) / scale).rounded()), h = Int((Float(image.height) / scale).rounded())
-            guard w > 2 * Self.border + 4, h > 2 * Self.border + 4 else { break }
-            pyramid.append(Resize.bilinear(pyramid[pyramid.count - 1], width: w, height: h))
-            scale *= c.scaleFactor
-        }
+        let pyramid = Self.pyramid(image, configuration: c)
         let budgets = Self.budgets(maxFeatures: c.maxFeatures, levels: c.levels, scaleFactor: c.scaleFactor)
         var perLevel = [FeatureSet](repeating: FeatureSet(keypoints: [], descriptors: []), count: pyramid.count)
         if c.parallel && pyramid.count > 1 {
@@ -106,6 +98,20 @@ public struct FeatureExtractor: Sendable {
             descriptors += set.descriptors
         }
         return FeatureSet(keypoints: keypoints, descriptors: descriptors)
+    }
+
+    /// The scale pyramid: each level resized from the one above it, down to the
+    /// smallest level that still has room for features inside its border.
+    static func pyramid(_ image: GrayImage, configuration c: Configuration) -> [GrayImage] {
+        var pyramid: [GrayImage] = [image]
+        var scale = c.scaleFactor
+        for _ in 1..<c.levels {
+            let w = Int((Float(image.width) / scale).rounded()), h = Int((Float(image.height) / scale).rounded())
+            guard w > 2 * border + 4, h > 2 * border + 4 else { break }
+            pyramid.append(Resize.bilinear(pyramid[pyramid.count - 1], width: w, height: h))
+            scale *= c.scaleFactor
+        }
+        return pyramid
     }
 
     /// Detection, selection and description on one level.

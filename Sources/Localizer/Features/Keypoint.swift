@@ -27,6 +27,11 @@ public struct Keypoint: Sendable, Equatable {
 public typealias BinaryDescriptor = SIMD4<UInt64>
 
 /// The number of differing bits between two 256-bit descriptors.
+///
+/// `nonzeroBitCount` per 64-bit lane: one `popcnt` instruction each when the build
+/// targets a CPU that has it (`-Xswiftc -target-cpu -Xswiftc nehalem` or later),
+/// otherwise LLVM's inline bit-twiddling count; docs/matching.md gives both figures
+/// (and those of a vectorised bit-slicing count, which was slower than the latter).
 @inlinable @inline(__always)
 public func hammingDistance(_ a: BinaryDescriptor, _ b: BinaryDescriptor) -> Int {
     let x = a ^ b

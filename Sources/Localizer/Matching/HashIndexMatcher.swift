@@ -8,7 +8,7 @@ public import PackFormat
 /// substring's bucket and, with probe radius 1, the `keyBits` buckets one bit
 /// away, and compares itself with each descriptor found (each once). By the
 /// pigeonhole principle a map descriptor within Hamming distance
-/// `tableCount * (radius + 1) - 1` of the query is always found; farther true
+/// `tablesUsed * (radius + 1) - 1` of the query is always found; farther true
 /// neighbours are found when at least one substring is that close, which is
 /// likely (docs/matching.md gives the figures).
 ///
@@ -19,18 +19,28 @@ public struct HashIndexMatcher: DescriptorMatcher {
     public let exact: BruteForceMatcher
     /// Probe radius per table: 0 (own bucket) or 1 (own bucket and its keyBits neighbours).
     public var probeRadius: Int
+    /// How many of the index's tables are probed (the first ones; all tables are
+    /// equally good): fewer is faster, more finds more true neighbours.
+    public var tablesUsed: Int
     /// With an allowed subset of fewer descriptors than this, matching is exhaustive.
     public var bruteForceLimit: Int
 
-    public init(map: MapData, probeRadius: Int = 1, bruteForceLimit: Int = 3000) {
-        self.init(index: map.index, exact: BruteForceMatcher(map: map), probeRadius: probeRadius, bruteForceLimit: bruteForceLimit)
+    /// The defaults: 12 tables, radius 1 (docs/matching.md has the measurements behind them).
+    public static let defaultTablesUsed = 12
+    public static let defaultProbeRadius = 1
+
+    public init(map: MapData, probeRadius: Int = defaultProbeRadius, tablesUsed: Int = defaultTablesUsed, bruteForceLimit: Int = 3000) {
+        self.init(index: map.index, exact: BruteForceMatcher(map: map), probeRadius: probeRadius, tablesUsed: tablesUsed,
+                  bruteForceLimit: bruteForceLimit)
     }
 
-    public init(index: MapIndexTables, exact: BruteForceMatcher, probeRadius: Int = 1, bruteForceLimit: Int = 3000) {
-        precondition(index.descriptorCount == exact.descriptors.count && (0...1).contains(probeRadius))
+    public init(index: MapIndexTables, exact: BruteForceMatcher, probeRadius: Int = defaultProbeRadius, tablesUsed: Int = defaultTablesUsed,
+                bruteForceLimit: Int = 3000) {
+        precondition(index.descriptorCount == exact.descriptors.count && (0...1).contains(probeRadius) && tablesUsed >= 1)
         self.index = index
         self.exact = exact
         self.probeRadius = probeRadius
+        self.tablesUsed = min(tablesUsed, index.tableCount)
         self.bruteForceLimit = bruteForceLimit
     }
 
@@ -42,7 +52,7 @@ public struct HashIndexMatcher: DescriptorMatcher {
         }
         let m = index.descriptorCount
         guard m > 0 else { return [] }
-        let keyBits = index.keyBits, tables = index.tableCount
+        let keyBits = index.keyBits, tables = tablesUsed
         let buckets = 1 << keyBits
         let radius = probeRadius
         // Per-descriptor stamp of the last query that compared it.
@@ -74,7 +84,7 @@ public struct HashIndexMatcher: DescriptorMatcher {
                                     }
                                 }
                                 for t in 0..<tables {
-                                    let key = MapIndexTables.key(q, table: t, keyBits: keyBits)
+                                    let key = index.key(q, table: t)
                                     scan(t, key)
                                     if radius >= 1 {
                                         for b in 0..<keyBits { scan(t, key ^ (1 << b)) }

@@ -1,23 +1,35 @@
 import Foundation
 
-/// Writes rendered images to disk.
-///
-/// Until the image codecs land in VPSImageIO this writes binary Netpbm:
-/// 8-bit grey PGM for colour frames (luma) and 16-bit big-endian PGM for depth.
+import VPSImageIO
+
+/// Writes rendered images to disk: frames as JPEG (libjpeg-turbo through
+/// VPSImageIO), depth as 16-bit binary PGM (P5, maxval 65535, big-endian),
+/// which OpenCV reads with IMREAD_ANYDEPTH.
 enum ImageFiles {
-    static let frameExtension = "pgm"
+    static let frameExtension = "jpg"
     static let depthExtension = "pgm"
+    static let jpegQuality = 95
 
     static func writeFrame(_ frame: RenderedFrame, to url: URL) throws(BuildError) {
-        var data = Data("P5\n\(frame.width) \(frame.height)\n255\n".utf8)
-        data.append(contentsOf: frame.gray)
-        try BuildError.write(data, to: url, what: "image")
+        try encode(to: url) { () throws(ImageError) in
+            try ImageEncoder.jpeg(RGBImage(width: frame.width, height: frame.height, pixels: frame.rgb), quality: jpegQuality)
+        }
     }
 
     static func writeGray(_ pixels: [UInt8], width: Int, height: Int, to url: URL) throws(BuildError) {
-        var data = Data("P5\n\(width) \(height)\n255\n".utf8)
-        data.append(contentsOf: pixels)
-        try BuildError.write(data, to: url, what: "image")
+        try encode(to: url) { () throws(ImageError) in
+            try ImageEncoder.jpeg(GrayImage(width: width, height: height, pixels: pixels), quality: jpegQuality)
+        }
+    }
+
+    private static func encode(to url: URL, _ make: () throws(ImageError) -> [UInt8]) throws(BuildError) {
+        let bytes: [UInt8]
+        do {
+            bytes = try make()
+        } catch {
+            throw .io("cannot encode the image \(url.path): \(error.reason)")
+        }
+        try BuildError.write(Data(bytes), to: url, what: "image")
     }
 
     static func writeDepth(_ millimetres: [UInt16], width: Int, height: Int, to url: URL) throws(BuildError) {
@@ -30,8 +42,12 @@ enum ImageFiles {
         try BuildError.write(data, to: url, what: "depth image")
     }
 
-    /// Reads a depth image written by ``writeDepth(_:width:height:to:)``: raw 16-bit units.
-    static func readDepth(_ url: URL) throws(BuildError) -> (width: Int, height: Int, values: [UInt16]) {
+}
+
+/// Reading 16-bit depth images.
+enum DepthImage {
+    /// Reads a 16-bit depth image: raw units (multiply by the capture's depth scale).
+    static func read(_ url: URL) throws(BuildError) -> (width: Int, height: Int, values: [UInt16]) {
         let data = try BuildError.read(url, what: "depth image")
         let bytes = [UInt8](data)
         var fields: [String] = []

@@ -8,7 +8,7 @@ enum InspectCommand: Command {
     static let name = "inspect"
     static let summary = "show a pack's manifest, files and attachments"
     static let help = """
-        usage: vpspack inspect (--server S --tour T | ARCHIVE) [--store DIR] [--json]
+        usage: vpspack inspect (--server S --tour T | ARCHIVE) [--store DIR] [--json] [--preview FILE.png] [--ply FILE.ply]
 
         Shows the manifest (tour, version, created, frame, georeference), every file
         with its length and SHA-256, and the host attachments of an installed pack;
@@ -19,10 +19,14 @@ enum InspectCommand: Command {
           ARCHIVE               a .vpspack file
           --store DIR           the store (default $VPSPACK_STORE, $XDG_DATA_HOME/vpspack, ~/.local/share/vpspack)
           --json                one JSON object on stdout
+          --preview FILE.png    draw the map from above: points coloured by floor, keyframes with headings, scale bar
+          --ply FILE.ply        export the map points (with colours when the pack has them) for MeshLab or CloudCompare
         """
 
     static func run(_ arguments: inout Arguments, _ output: Output) throws -> ExitCode {
         let common = try CommonOptions(&arguments)
+        let preview = try arguments.option("--preview")
+        let ply = try arguments.option("--ply")
         let target = try StoreSupport.serverAndTour(&arguments)
         let positionals = arguments.positionals()
         try arguments.finish()
@@ -45,6 +49,9 @@ enum InspectCommand: Command {
                 for a in info.attachments { output.out("  \(a.length)  \(a.sha256)  \(a.name)") }
                 output.out("installed \(ISO8601.format(info.installedAt)), last verified \(StoreSupport.date(info.lastVerified))")
             }
+            if preview != nil || ply != nil {
+                try InspectPictures.write(try StoreSupport.open(common).openPack(server: server.identity, tour: tour), preview: preview, ply: ply, output: output)
+            }
         case (nil, 1):
             let pack = try ArchivePack(path: positionals[0])
             if common.json {
@@ -55,6 +62,7 @@ enum InspectCommand: Command {
                 output.out("archive \(positionals[0])")
                 for line in StoreSupport.manifestLines(pack.manifest) { output.out(line) }
             }
+            try InspectPictures.write(pack, preview: preview, ply: ply, output: output)
         default:
             throw UsageError("give either --server S --tour T or one ARCHIVE")
         }

@@ -2,6 +2,7 @@ import Foundation
 import PackFormat
 import PackStore
 import PackTransport
+import VPSCrypto
 
 /// `vpspack verify (--server S --tour T | --all | ARCHIVE)`: re-hash content, check the database.
 enum VerifyCommand: Command {
@@ -9,6 +10,8 @@ enum VerifyCommand: Command {
     static let summary = "re-hash installed packs (or an archive) against their manifests"
     static let help = """
         usage: vpspack verify (--server S --tour T | --all | ARCHIVE) [--store DIR] [--json]
+               vpspack verify --deep (--server S --tour T | ARCHIVE | SITE_DIR) [--junit FILE]
+                              [--min-recall R] [--key PUBKEY]... [--store DIR]
 
         Re-hashes every stored file of a pack (or of every pack with --all) against
         its manifest and runs SQLite's integrity check over the store; or fully
@@ -20,14 +23,37 @@ enum VerifyCommand: Command {
           ARCHIVE               a .vpspack file
           --store DIR           the store (default $VPSPACK_STORE, $XDG_DATA_HOME/vpspack, ~/.local/share/vpspack)
           --json                one JSON object on stdout: {"ok": ..., "packs": [...], "integrity": [...]}
+          --deep                also load the map and localize the pack's validation frames (recall
+                                at 25 cm, 2°); SITE_DIR: every tour's offer, archive and pack
+          --junit FILE          with --deep, write each check as a JUnit test case
+          --min-recall R        with --deep, the validation recall that passes, in [0, 1] (default 0.8)
+          --key PUBKEY          with --deep and SITE_DIR, check offer signatures against this key
         """
 
     static func run(_ arguments: inout Arguments, _ output: Output) throws -> ExitCode {
         let common = try CommonOptions(&arguments)
         let all = arguments.flag("--all")
+        let deep = arguments.flag("--deep")
+        let junit = try arguments.option("--junit")
+        let minRecall = try arguments.option("--min-recall", "a number in [0, 1]") { Double($0).flatMap { (0...1).contains($0) ? $0 : nil } }
+        let keys = try arguments.options("--key")
         let target = try StoreSupport.serverAndTour(&arguments)
         let positionals = arguments.positionals()
         try arguments.finish()
+        if deep {
+            guard !all, (target != nil) != (positionals.count == 1), positionals.count <= 1 else {
+                throw UsageError("--deep takes one of --server S --tour T, one ARCHIVE, or one SITE_DIR")
+            }
+            let pinned = try keys.map { text throws(UsageError) in
+                guard let bytes = Hex.decode(text), let key = try? Ed25519PublicKey(rawRepresentation: bytes) else {
+                    throw UsageError("--key \(text): expected 64 hex digits")
+                }
+                return key
+            }
+            let settings = VerifyDeep.Settings(minRecall: minRecall ?? 0.8, metres: 0.25, degrees: 2, keys: pinned)
+            return try VerifyDeep.run(archive: positionals.first, installed: target, common: common, junit: junit, settings: settings, output: output)
+        }
+        guard junit == nil, minRecall == nil, keys.isEmpty else { throw UsageError("--junit, --min-recall and --key need --deep") }
         let choices = (all ? 1 : 0) + (target == nil ? 0 : 1) + (positionals.isEmpty ? 0 : 1)
         guard choices == 1, positionals.count <= 1 else { throw UsageError("give one of --server S --tour T, --all, or one ARCHIVE") }
         if let archive = positionals.first { return verifyArchive(archive, json: common.json, output) }

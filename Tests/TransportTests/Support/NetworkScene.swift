@@ -77,11 +77,27 @@ final class NetworkScene {
 
     func finish(_ started: (Process, URL, URL)) -> Run {
         started.0.waitUntilExit()
-        let out = (try? String(contentsOf: started.1, encoding: .utf8)) ?? ""
-        let err = (try? String(contentsOf: started.2, encoding: .utf8)) ?? ""
+        let out = String(decoding: Self.readFile(started.1.path), as: UTF8.self)
+        let err = String(decoding: Self.readFile(started.2.path), as: UTF8.self)
         try? FileManager.default.removeItem(at: started.1)
         try? FileManager.default.removeItem(at: started.2)
         return Run(status: started.0.terminationStatus, stdout: out, stderr: err)
+    }
+
+    /// A whole file with read(2): Foundation's file reading is reported as leaking under LeakSanitizer.
+    static func readFile(_ path: String) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            out.append(contentsOf: buffer[0..<n])
+        }
+        return out
     }
 
     @discardableResult
@@ -95,6 +111,15 @@ final class NetworkScene {
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/bash")
         shell.arguments = ["-c", "trap '' XFSZ; ulimit -f \(kilobytes); exec \"$0\" \"$@\"", try Self.binary().path] + arguments
+        return finish(try launch(shell, environment: [:]))
+    }
+
+    /// Runs vpspack with its stdout on a pseudo-terminal (util-linux `script`), as a person at a terminal sees it.
+    func vpspackOnTerminal(_ arguments: String...) throws -> Run {
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        let command = ([try Self.binary().path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        shell.arguments = ["-qfec", command, "/dev/null"]
         return finish(try launch(shell, environment: [:]))
     }
 

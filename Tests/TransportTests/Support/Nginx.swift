@@ -14,23 +14,26 @@ final class Nginx: @unchecked Sendable {
     let root: URL
     let port: Int
     let prefix: URL
+    /// PEM certificate and key when nginx serves HTTPS.
+    let tls: (certificate: URL, key: URL)?
     private let process: Process
 
-    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    var baseURL: URL { URL(string: "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)")! }
 
     /// Starts nginx over `root`; fails the calling test with a message when nginx is missing or does not come up.
-    init(root: URL) throws {
+    init(root: URL, tls: (certificate: URL, key: URL)? = nil) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
             throw TestFailure("\(Self.binary) is missing: run Scripts/setup (it installs nginx-light)")
         }
         self.root = root
+        self.tls = tls
         prefix = FileManager.default.temporaryDirectory.appendingPathComponent("vpspack-nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: prefix.appendingPathComponent("tmp"), withIntermediateDirectories: true)
 
         var lastError = ""
         for _ in 0..<5 {
             let port = try Self.freePort()
-            try Self.configuration(root: root, prefix: prefix, port: port)
+            try Self.configuration(root: root, prefix: prefix, port: port, tls: tls)
                 .write(to: prefix.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Self.binary)
@@ -63,8 +66,11 @@ final class Nginx: @unchecked Sendable {
         try? FileManager.default.removeItem(at: prefix)
     }
 
-    private static func configuration(root: URL, prefix: URL, port: Int) -> String {
+    private static func configuration(root: URL, prefix: URL, port: Int, tls: (certificate: URL, key: URL)?) -> String {
         let p = prefix.path
+        let listen = tls.map {
+            "listen 127.0.0.1:\(port) ssl; ssl_certificate \($0.certificate.path); ssl_certificate_key \($0.key.path);"
+        } ?? "listen 127.0.0.1:\(port);"
         return """
             daemon off;
             master_process off;
@@ -83,7 +89,7 @@ final class Nginx: @unchecked Sendable {
                 types { application/json json; }
                 sendfile on;
                 server {
-                    listen 127.0.0.1:\(port);
+                    \(listen)
                     root \(root.path);
                     location /loop/ { return 302 /loop/; }
                     location /private/ { return 403; }
