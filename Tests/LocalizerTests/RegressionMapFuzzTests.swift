@@ -41,17 +41,17 @@ import Testing
         }
     }
 
-    @Test func bucketEndPastTheDescriptorsIsNamed() throws {
+    @Test func bucketEndPastTheDescriptorsNamesTheTableAndBucket() throws {
         let map = try MapFormatTests.sampleMap()
         let files = try map.encoded()
         let m = map.descriptors.count
         let last = map.index.tableCount - 1
         let buckets = 1 << map.index.keyBits
         // Bucket 0 of the last table ends past the descriptors; every later offset stays sound.
+        // The offsets follow the header and the key bit positions (T·K bytes, padded to 4).
+        let keyBitBytes = (map.index.tableCount * map.index.keyBits + 3) / 4 * 4
         var index = Array(try #require(files[MapLayout.indexPath]))
-        // After the 32-byte header come the key bit positions (T·K bytes, padded to 4), then the offsets.
-        let bitPositions = (map.index.tableCount * map.index.keyBits + 3) / 4 * 4
-        MapFormatTests.putU32(&index, 32 + bitPositions + 4 * (last * (buckets + 1) + 1), UInt32(m + 5))
+        MapFormatTests.putU32(&index, MapLayout.headerSize + keyBitBytes + 4 * (last * (buckets + 1) + 1), UInt32(m + 5))
         var patched = files
         patched[MapLayout.indexPath] = Data(index)
         MapFormatTests.expectRefused(patched, file: MapLayout.indexPath, containing: "table \(last), bucket 0: offset \(m + 5) is past the \(m) descriptors",
