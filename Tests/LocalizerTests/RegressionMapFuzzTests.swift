@@ -48,10 +48,13 @@ import Testing
         let last = map.index.tableCount - 1
         let buckets = 1 << map.index.keyBits
         // Bucket 0 of the last table ends past the descriptors; every later offset stays sound.
+        // The offsets follow the header and the key bit positions (T·K bytes, padded to 4).
+        let keyBitBytes = (map.index.tableCount * map.index.keyBits + 3) / 4 * 4
         var index = Array(try #require(files[MapLayout.indexPath]))
-        MapFormatTests.putU32(&index, 32 + 4 * (last * (buckets + 1) + 1), UInt32(m + 5))
+        MapFormatTests.putU32(&index, MapLayout.headerSize + keyBitBytes + 4 * (last * (buckets + 1) + 1), UInt32(m + 5))
         var patched = files
         patched[MapLayout.indexPath] = Data(index)
-        MapFormatTests.expectRefused(patched, file: MapLayout.indexPath, containing: "table \(last), bucket", "bucket end past the descriptors")
+        MapFormatTests.expectRefused(patched, file: MapLayout.indexPath, containing: "table \(last), bucket 0: offset \(m + 5) is past the \(m) descriptors",
+                                     "bucket end past the descriptors")
     }
 }

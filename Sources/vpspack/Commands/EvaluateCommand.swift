@@ -8,24 +8,45 @@ enum EvaluateCommand: Command {
     static let name = "evaluate"
     static let summary = "localize a synthetic capture's queries against a pack and report errors"
     static let help = """
-        usage: vpspack evaluate --capture DIR --pack FILE.vpspack [--json]
+        usage: vpspack evaluate --capture DIR --pack FILE.vpspack [--json] [--dump-features OUT_DIR]
 
         Localizes every query of DIR/queries.json (written by `vpspack synth`)
         against the pack and compares with the ground truth; also checks that
         the out-of-map images are not localized. Prints one line per query and
         the recall at (5 cm, 1°), (25 cm, 2°), (50 cm, 5°), the median errors and
         the false-localization count. With --json, one JSON object per query and
-        a summary object, one per line.
+        a summary object, one per line. --dump-features writes each query's
+        features as the localizer extracts them (OUT_DIR/NAME.feat: u32 count,
+        then per feature f32 x, f32 y, 32 descriptor bytes; little-endian), for
+        peer pipelines in Scripts/bench-accuracy.
         """
 
     static func run(_ arguments: inout Arguments, _ output: Output) throws -> ExitCode {
         let json = arguments.flag("--json")
         let capture = try arguments.required("--capture")
         let packPath = try arguments.required("--pack")
+        let dump = try arguments.option("--dump-features")
         try arguments.finish()
         let pack = try ArchivePack(path: packPath)
         let localizer = try Localizer(pack: pack)
         let (inMap, outOfMap) = try PackValidation.queries(inCapture: URL(fileURLWithPath: capture))
+        if let dump {
+            try FileManager.default.createDirectory(atPath: dump, withIntermediateDirectories: true)
+            let extractor = FeatureExtractor(LocalizerOptions().features)
+            for c in inMap + outOfMap {
+                let f = extractor.extract(c.image)
+                var data = Data()
+                func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
+                u32(UInt32(f.count))
+                for (k, d) in zip(f.keypoints, f.descriptors) {
+                    u32(k.x.bitPattern)
+                    u32(k.y.bitPattern)
+                    for i in 0..<4 { withUnsafeBytes(of: d[i].littleEndian) { data.append(contentsOf: $0) } }
+                }
+                let name = URL(fileURLWithPath: c.name).deletingPathExtension().lastPathComponent + ".feat"
+                try data.write(to: URL(fileURLWithPath: dump).appendingPathComponent(name))
+            }
+        }
         let report = PackValidation.run(inMap, localizer: localizer)
         let outside = PackValidation.run(outOfMap, localizer: localizer)
         for o in report.outcomes {
