@@ -53,12 +53,15 @@ let package = Package(
             dependencies: ["PackStore", "PackTransport", "Localizer", "PackBuilder", "PackFormat", "VPSCrypto"]
         ),
 
-        .testTarget(name: "PackFormatTests", dependencies: ["PackFormat", "VPSCrypto", "VPSArchive"]),
-        .testTarget(name: "PackStoreTests", dependencies: ["PackStore", "PackFormat", "VPSSQLite", "VPSCrypto", "VPSArchive"]),
-        .testTarget(name: "TransportTests", dependencies: ["PackTransport", "PackStore", "PackFormat", "VPSCrypto"]),
+        // Fixtures shared by the test targets (deterministic bytes, hand-made archives).
+        .target(name: "TestSupport", dependencies: ["VPSArchive"], path: "Tests/Support"),
+
+        .testTarget(name: "PackFormatTests", dependencies: ["PackFormat", "VPSCrypto", "VPSArchive", "TestSupport"]),
+        .testTarget(name: "PackStoreTests", dependencies: ["PackStore", "PackFormat", "VPSSQLite", "VPSCrypto", "VPSArchive", "TestSupport"]),
+        .testTarget(name: "TransportTests", dependencies: ["PackTransport", "PackStore", "PackFormat", "VPSCrypto", "TestSupport"]),
         .testTarget(name: "LocalizerTests", dependencies: ["Localizer", "PackFormat", "VPSImageIO"]),
         .testTarget(name: "BuilderTests", dependencies: ["PackBuilder", "Localizer", "PackFormat", "VPSImageIO"]),
-        .testTarget(name: "CLITests", dependencies: ["PackFormat", "PackStore", "VPSCrypto"]),
+        .testTarget(name: "CLITests", dependencies: ["PackFormat", "PackStore", "VPSCrypto", "VPSImageIO", "TestSupport"]),
     ]
 )
 

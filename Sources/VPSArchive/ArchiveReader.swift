@@ -1,4 +1,9 @@
 internal import CLibArchive
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 
 /// A streaming reader of a tar archive file, optionally compressed with zstd.
 ///
@@ -33,7 +38,10 @@ public final class ArchiveReader {
         archive_read_support_format_tar(a)
         archive_read_support_filter_zstd(a)
         guard archive_read_open_filename(a, path, 1 << 16) == ARCHIVE_OK else {
-            throw lastError("cannot open the archive")
+            // The system's reason ("No such file or directory") says more than libarchive's "Failed to open".
+            let code = archive_errno(a)
+            guard code > 0, let reason = strerror(code) else { throw lastError("cannot open the archive") }
+            throw ArchiveError(code: code, message: String(cString: reason), path: path)
         }
     }
 

@@ -11,15 +11,15 @@ struct FeaturesTests {
     static func referenceFAST(_ image: GrayImage, threshold t: Int, border: Int) -> [Corner] {
         let w = image.width, h = image.height
         var score = [Int32](repeating: 0, count: w * h)
+        var bright = [Bool](repeating: false, count: 16), dark = bright
         for y in border..<(h - border) {
             for x in border..<(w - border) {
                 let c = Int(image[x, y])
-                var bright = [Bool](), dark = [Bool]()
                 var bsum = 0, dsum = 0
-                for (dx, dy) in FAST.circle {
+                for (i, (dx, dy)) in FAST.circle.enumerated() {
                     let v = Int(image[x + dx, y + dy])
-                    bright.append(v > c + t)
-                    dark.append(v < c - t)
+                    bright[i] = v > c + t
+                    dark[i] = v < c - t
                     bsum += max(v - (c + t), 0)
                     dsum += max((c - t) - v, 0)
                 }
@@ -154,9 +154,9 @@ struct FeaturesTests {
     /// returns (matches, precision): the share of matches whose keypoints
     /// correspond under the known transform.
     static func matchPrecision(degrees: Double, scale: Double) -> (Int, Double) {
-        let image = TestScenes.textured(width: 480, height: 480, seed: 11)
+        let image = TestScenes.textured(width: 360, height: 360, seed: 11)
         let (warped, forward) = TestScenes.warp(image, degrees: degrees, scale: scale)
-        let extractor = FeatureExtractor(.init(maxFeatures: 800))
+        let extractor = FeatureExtractor(.init(maxFeatures: 500))
         let a = extractor.extract(image), b = extractor.extract(warped)
         let matcher = BruteForceMatcher(descriptors: b.descriptors, owners: (0..<UInt32(b.count)).map { $0 }, pointCount: b.count)
         let matches = matcher.match(a.descriptors, options: MatchOptions(maxDistance: 64, ratio: 0.8))

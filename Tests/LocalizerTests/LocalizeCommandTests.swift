@@ -122,6 +122,25 @@ import VPSImageIO
         #expect(abs((geo["latitude"] ?? 0) - 48.8566) < 1e-4 && abs((geo["altitude"] ?? 0) - 36.6) < 0.1)
     }
 
+    /// `--gravity` as ARKit reports it: the truth's gravity localizes, a gravity 30° off does not.
+    @Test func gravityPriorFromTheCommandLine() throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        // Down (0, -1, 0) in ARKit camera axes: the camera-to-pack rotation transposed.
+        let arkit = CameraPose(worldToCamera: Self.truth).rotationMatrix
+        let g = arkit.transposed * Vector3(0, -1, 0)
+        let right = try vpspack(["localize", "q.png", "--pack", "wall.vpspack", "--intrinsics", Self.intrinsics, "--json",
+                                 "--gravity", "\(g.x),\(g.y),\(g.z)"], in: fixture)
+        #expect(right.status == 0, "\(right.stderr)")
+        let position = try #require(right.lines.first?["position"] as? [Double])
+        #expect((Vector3(position[0], position[1], position[2]) - Self.truth.cameraCenter).norm < 0.03)
+        let off = Matrix3.rotation(axisAngle: Vector3(30 * Double.pi / 180, 0, 0)) * g
+        let wrong = try vpspack(["localize", "q.png", "--pack", "wall.vpspack", "--intrinsics", Self.intrinsics, "--json",
+                                 "--gravity", "\(off.x),\(off.y),\(off.z)"], in: fixture)
+        #expect(wrong.status == 1, "\(wrong.stderr)")
+        #expect(wrong.lines.first?["localized"] as? Bool == false)
+    }
+
     @Test func severalImagesInOrderWithExitOneWhenOneFails() throws {
         let fixture = try Fixture()
         defer { fixture.remove() }

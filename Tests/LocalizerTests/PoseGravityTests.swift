@@ -108,6 +108,34 @@ import Localizer
         #expect(positionError(aided.pose, data.truth) < 0.05)
     }
 
+    /// A plane of points fits a wrongly tilted camera over part of the image;
+    /// with a gravity 30° off, the solver must report nothing, never that pose.
+    @Test func aWrongGravityOnAPlaneIsNotLocalized() throws {
+        var scene = SyntheticScene(seed: 17)
+        let camera = CameraIntrinsics(fx: 520, fy: 520, cx: 319.5, cy: 239.5)
+        let truth = WallScene.pose(position: Vector3(0.3, 1.6, 0), yaw: 8, pitch: 4)
+        var pixels: [SIMD2<Double>] = []
+        var points: [Vector3] = []
+        for _ in 0..<400 {
+            // Points on the wall z = -3 in view.
+            let u = scene.uniform(0...639), v = scene.uniform(0...479)
+            let d = truth.rotation.transposed * Vector3((u - 319.5) / 520, (v - 239.5) / 520, 1)
+            let c = truth.cameraCenter
+            let s = (-3 - c.z) / d.z
+            points.append(c + s * d)
+            pixels.append(SIMD2(u + 0.5 * scene.gaussian(), v + 0.5 * scene.gaussian()))
+        }
+        let g = measuredGravity(truth)
+        var options = PoseSolverOptions()
+        options.estimator.gravity = try GravityPrior(cameraGravity: g)
+        let right = PoseSolver(options: options).solve(pixels: pixels, points: points, camera: camera, width: 640, height: 480)
+        #expect(right.localized)
+        options.estimator.gravity = try GravityPrior(cameraGravity: Matrix3.rotation(axisAngle: Vector3(30 * Double.pi / 180, 0, 0)) * g)
+        let wrong = PoseSolver(options: options).solve(pixels: pixels, points: points, camera: camera, width: 640, height: 480)
+        #expect(!wrong.localized, "a wrong gravity gave a pose off by \((wrong.pose.map { ($0.position - truth.cameraCenter).norm }) ?? 0) m")
+        #expect(wrong.pose == nil)
+    }
+
     @Test func zeroOrNonFiniteGravityIsRejected() {
         #expect(throws: LocalizerError.self) { try GravityPrior(cameraGravity: .zero) }
         #expect(throws: LocalizerError.self) { try GravityPrior(cameraGravity: Vector3(.nan, -1, 0)) }

@@ -66,6 +66,32 @@ import Localizer
         #expect(!outcome.localized, "a patch localized with confidence \(outcome.confidence)")
     }
 
+    /// Two look-alike places: the matches hold two distinct poses of similar
+    /// support. Neither is reported.
+    @Test func twoDistinctPosesOfSimilarSupportAreAmbiguous() throws {
+        var scene = SyntheticScene(seed: 82)
+        let camera = CameraIntrinsics(fx: 525, fy: 525, cx: 319.5, cy: 239.5)
+        let first = scene.pose()
+        let second = RigidTransform(rotation: .identity, translation: Vector3(2, 0, 0)) * first
+        var pixels: [SIMD2<Double>] = []
+        var points: [Vector3] = []
+        for k in 0..<260 {
+            let pose = k < 110 ? first : (k < 200 ? second : first)
+            let (pixel, world) = scene.visiblePoint(pose: pose, camera: camera, width: 640, height: 480)
+            // The last 60 are outliers.
+            pixels.append(k < 200 ? SIMD2(pixel.u + 0.5 * scene.gaussian(), pixel.v + 0.5 * scene.gaussian()) : SIMD2(scene.uniform(0...639), scene.uniform(0...479)))
+            points.append(world)
+        }
+        let outcome = PoseSolver().solve(pixels: pixels, points: points, camera: camera, width: 640, height: 480)
+        #expect(!outcome.localized)
+        #expect(outcome.pose == nil)
+        #expect(outcome.reason?.hasPrefix("ambiguous") == true, "\(outcome.reason ?? "")")
+        // With one group much weaker than the other, the strong one stands.
+        let dominant = PoseSolver().solve(pixels: Array(pixels[0..<110] + pixels[190..<260]), points: Array(points[0..<110] + points[190..<260]),
+                                          camera: camera, width: 640, height: 480)
+        #expect(dominant.localized, "\(dominant.reason ?? "")")
+    }
+
     @Test func thresholdGatesTheDecision() throws {
         let data = SyntheticCorrespondences(seed: 81, count: 300, outlierRatio: 0.85, noise: 0.7)
         var options = PoseSolverOptions()

@@ -54,6 +54,7 @@ import Testing
         MapFormatTests.putU32(&index, MapLayout.headerSize + keyBitBytes + 4 * (last * (buckets + 1) + 1), UInt32(m + 5))
         var patched = files
         patched[MapLayout.indexPath] = Data(index)
-        MapFormatTests.expectRefused(patched, file: MapLayout.indexPath, containing: "table \(last), bucket", "bucket end past the descriptors")
+        MapFormatTests.expectRefused(patched, file: MapLayout.indexPath, containing: "table \(last), bucket 0: offset \(m + 5) is past the \(m) descriptors",
+                                     "bucket end past the descriptors")
     }
 }

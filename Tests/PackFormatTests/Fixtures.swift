@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import PackFormat
 import VPSArchive
 import VPSCrypto
@@ -15,24 +16,8 @@ final class TemporaryDirectory {
 }
 
 enum Fixtures {
-    /// Deterministic pseudo-random bytes.
     static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
-        var state = seed &+ 0x9e37_79b9_7f4a_7c15
-        var out = [UInt8](repeating: 0, count: count)
-        out.withUnsafeMutableBytes { raw in
-            // Eight bytes per step: debug builds stay fast for multi-megabyte fixtures.
-            var i = 0
-            while i < count {
-                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                var word = (state ^ (state >> 29)).littleEndian
-                withUnsafeBytes(of: &word) { w in
-                    let n = min(8, count - i)
-                    raw.baseAddress!.advanced(by: i).copyMemory(from: w.baseAddress!, byteCount: n)
-                }
-                i += 8
-            }
-        }
-        return out
+        TestBytes.pseudoRandom(count, seed: seed)
     }
 
     /// A pack folder with a few map files and one attachment.
@@ -63,20 +48,10 @@ enum Fixtures {
         at url: URL, manifest: Manifest?, entries: [(ArchiveEntry, [UInt8])],
         compression: ArchiveWriter.Compression = .zstd(level: 3)
     ) throws {
-        let writer = try ArchiveWriter(path: url.path, compression: compression)
-        if let manifest {
-            let bytes = Array(manifest.encoded())
-            try writer.begin(ArchiveEntry(path: "manifest.json", kind: .regular, declaredSize: Int64(bytes.count)))
-            try writer.write(bytes)
-        }
-        for (entry, data) in entries {
-            try writer.begin(entry)
-            if !data.isEmpty { try writer.write(data) }
-        }
-        try writer.finish()
+        try TestArchives.write(at: url.path, manifest: manifest.map { Array($0.encoded()) }, entries: entries, compression: compression)
     }
 
     static func regular(_ path: String, _ data: [UInt8]) -> (ArchiveEntry, [UInt8]) {
-        (ArchiveEntry(path: path, kind: .regular, declaredSize: Int64(data.count)), data)
+        TestArchives.regular(path, data)
     }
 }

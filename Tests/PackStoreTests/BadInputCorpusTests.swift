@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import PackFormat
 import PackStore
 import Testing
@@ -63,20 +64,11 @@ import VPSSQLite
     static func raw(
         _ url: URL, manifest: [UInt8]?, _ entries: [(ArchiveEntry, [UInt8])], compression: ArchiveWriter.Compression = .zstd(level: 3)
     ) throws {
-        let writer = try ArchiveWriter(path: url.path, compression: compression)
-        if let manifest {
-            try writer.begin(ArchiveEntry(path: "manifest.json", kind: .regular, declaredSize: Int64(manifest.count)))
-            try writer.write(manifest)
-        }
-        for (entry, data) in entries {
-            try writer.begin(entry)
-            if !data.isEmpty { try writer.write(data) }
-        }
-        try writer.finish()
+        try TestArchives.write(at: url.path, manifest: manifest, entries: entries, compression: compression)
     }
 
     static func regular(_ path: String, _ data: [UInt8]) -> (ArchiveEntry, [UInt8]) {
-        (ArchiveEntry(path: path, kind: .regular, declaredSize: Int64(data.count)), data)
+        TestArchives.regular(path, data)
     }
 
     static func special(_ path: String, _ kind: ArchiveEntry.Kind, link: String? = nil) -> (ArchiveEntry, [UInt8]) {

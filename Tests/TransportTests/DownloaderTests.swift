@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import PackFormat
 import PackStore
 import PackTransport
@@ -62,22 +63,7 @@ final class DownloadScene {
     deinit { try? FileManager.default.removeItem(at: root) }
 
     static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
-        var state = seed &+ 0x9e37_79b9_7f4a_7c15
-        var out = [UInt8](repeating: 0, count: count)
-        out.withUnsafeMutableBytes { raw in
-            // Eight bytes per step: debug builds stay fast for multi-megabyte fixtures.
-            var i = 0
-            while i < count {
-                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                var word = (state ^ (state >> 29)).littleEndian
-                withUnsafeBytes(of: &word) { w in
-                    let n = min(8, count - i)
-                    raw.baseAddress!.advanced(by: i).copyMemory(from: w.baseAddress!, byteCount: n)
-                }
-                i += 8
-            }
-        }
-        return out
+        TestBytes.pseudoRandom(count, seed: seed)
     }
 
     /// Publishes version `version` of tour "demo"; returns the archive's bytes.

@@ -42,6 +42,20 @@ struct NetworkEndToEndTests {
         #expect(try scene.installedVersion() == 1)
     }
 
+    /// How every failure case must end: its exit status, each message on stderr,
+    /// version 1 still installed and `verify --all` clean.
+    func expectRefused(
+        _ run: Run, _ scene: NetworkScene, status: Int32, saying messages: String...,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        #expect(run.status == status, "\(run.stdout) \(run.stderr)", sourceLocation: sourceLocation)
+        for message in messages {
+            #expect(run.stderr.contains(message), "\(run.stderr)", sourceLocation: sourceLocation)
+        }
+        #expect(try scene.installedVersion() == 1, sourceLocation: sourceLocation)
+        #expect(try scene.verifyIsClean(), sourceLocation: sourceLocation)
+    }
+
     func download(_ scene: NetworkScene, _ server: FaultServer, _ extra: String...) throws -> Run {
         finishDownload(scene, try scene.start(["download", "--server", server.baseURL.absoluteString, "--tour", "demo"] + extra))
     }
@@ -96,10 +110,7 @@ struct NetworkEndToEndTests {
         defer { server.stop() }
         try installVersionOne(scene, server)
         let run = try download(scene, server)
-        #expect(run.status == 65)
-        #expect(run.stderr.contains("SHA-256"), "\(run.stderr)")
-        #expect(try scene.installedVersion() == 1)
-        #expect(try scene.verifyIsClean())
+        try expectRefused(run, scene, status: 65, saying: "SHA-256")
         #expect(partialFiles(scene).isEmpty, "a complete archive with the wrong hash is discarded, not resumed")
     }
 
@@ -111,10 +122,7 @@ struct NetworkEndToEndTests {
         defer { server.stop() }
         try installVersionOne(scene, server)
         let run = try download(scene, server)
-        #expect(run.status == 65)
-        #expect(run.stderr.contains("ends at byte"), "\(run.stderr)")
-        #expect(try scene.installedVersion() == 1)
-        #expect(try scene.verifyIsClean())
+        try expectRefused(run, scene, status: 65, saying: "ends at byte")
         #expect(partialFiles(scene).isEmpty)
     }
 
@@ -141,11 +149,7 @@ struct NetworkEndToEndTests {
         let started = try scene.start(["download", "--server", server.baseURL.absoluteString, "--tour", "demo"],
                                       environment: ["VPSPACK_HTTP_STALL_TIMEOUT": "1", "VPSPACK_HTTP_ATTEMPTS": "2"])
         let run = scene.finish(started)
-        #expect(run.status == 69)
-        #expect(run.stderr.contains("timed out"), "\(run.stderr)")
-        #expect(run.stderr.contains("gave up after 2 attempts"), "\(run.stderr)")
-        #expect(try scene.installedVersion() == 1)
-        #expect(try scene.verifyIsClean())
+        try expectRefused(run, scene, status: 69, saying: "timed out", "gave up after 2 attempts")
     }
 
     @Test func oversizedOfferIsRefused() throws {
@@ -164,10 +168,7 @@ struct NetworkEndToEndTests {
         defer { server.stop() }
         try installVersionOne(scene, server)
         let run = try download(scene, server)
-        #expect(run.status == 65)
-        #expect(run.stderr.contains("65536-byte limit"), "\(run.stderr)")
-        #expect(try scene.installedVersion() == 1)
-        #expect(try scene.verifyIsClean())
+        try expectRefused(run, scene, status: 65, saying: "65536-byte limit")
     }
 
     @Test func redirectLoopIsRefused() throws {
@@ -178,10 +179,7 @@ struct NetworkEndToEndTests {
         defer { server.stop() }
         try installVersionOne(scene, server)
         let run = try download(scene, server)
-        #expect(run.status == 69)
-        #expect(run.stderr.contains("redirect loop"), "\(run.stderr)")
-        #expect(try scene.installedVersion() == 1)
-        #expect(try scene.verifyIsClean())
+        try expectRefused(run, scene, status: 69, saying: "redirect loop")
     }
 
     @Test func etagChangeBetweenAttemptsRestarts() throws {
@@ -212,11 +210,7 @@ struct NetworkEndToEndTests {
         try installVersionOne(scene, server)
         // Files may not grow past 1 MiB in this process: the partial download hits the cap.
         let run = try scene.vpspackWithWriteCap(kilobytes: 1024, "download", "--server", server.baseURL.absoluteString, "--tour", "demo")
-        #expect(run.status == 74, "\(run.stdout) \(run.stderr)")
-        #expect(run.stderr.contains("cannot write the partial download"), "\(run.stderr)")
-        #expect(run.stderr.contains("File too large: a file-size limit was reached"), "\(run.stderr)")
-        #expect(try scene.installedVersion() == 1)
-        #expect(try scene.verifyIsClean())
+        try expectRefused(run, scene, status: 74, saying: "cannot write the partial download", "File too large: a file-size limit was reached")
         // With room again, the same command resumes and installs.
         let again = try download(scene, server)
         #expect(again.status == 0, "\(again.stderr)")
@@ -242,11 +236,7 @@ struct NetworkEndToEndTests {
         try #require(held >= 100_000, "the partial download never grew")
         kill(started.0.processIdentifier, SIGINT)
         let run = scene.finish(started)
-        #expect(run.status == 130, "\(run.stderr)")
-        #expect(run.stderr.contains("interrupted"), "\(run.stderr)")
-        #expect(run.stderr.contains("run the same command again to resume"), "\(run.stderr)")
-        #expect(try scene.installedVersion() == 1)
-        #expect(try scene.verifyIsClean())
+        try expectRefused(run, scene, status: 130, saying: "interrupted", "run the same command again to resume")
         let partialSize = partialFiles(scene).compactMap { (try? FileManager.default.attributesOfItem(atPath: $0.path)[.size] as? NSNumber)?.int64Value }.max()
         let kept = try #require(partialSize)
         #expect(kept >= 100_000 && kept < 1_000_000)

@@ -109,77 +109,102 @@ enum FAST {
                     let dc: SIMD16<UInt8> = (d0 & d4) | (d4 & d8) | (d8 & d12) | (d12 & d0)
                     let candidates = bc | dc
                     if nonzero(candidates) {
-                        // The full test on 16 lanes: runs of 2, 4, 8, then 9 around the circle.
+                        // The full test on 16 lanes, for each polarity that has candidates: runs of
+                        // 2, 4, 8, then 9 around the circle; then the SAD scores, summed in 16-bit
+                        // lanes (even and odd lanes apart).
                         let p1 = load(o1), p2 = load(o2), p3 = load(o3), p5 = load(o5), p6 = load(o6), p7 = load(o7)
                         let p9 = load(o9), p10 = load(o10), p11 = load(o11), p13 = load(o13), p14 = load(o14), p15 = load(o15)
-                        let b1 = brighter(p1), b2 = brighter(p2), b3 = brighter(p3), b5 = brighter(p5), b6 = brighter(p6), b7 = brighter(p7)
-                        let b9 = brighter(p9), b10 = brighter(p10), b11 = brighter(p11), b13 = brighter(p13), b14 = brighter(p14), b15 = brighter(p15)
-                        let br2_0 = b0 & b1, br2_1 = b1 & b2, br2_2 = b2 & b3, br2_3 = b3 & b4, br2_4 = b4 & b5, br2_5 = b5 & b6, br2_6 = b6 & b7, br2_7 = b7 & b8
-                        let br2_8 = b8 & b9, br2_9 = b9 & b10, br2_10 = b10 & b11, br2_11 = b11 & b12, br2_12 = b12 & b13, br2_13 = b13 & b14, br2_14 = b14 & b15, br2_15 = b15 & b0
-                        let br4_0 = br2_0 & br2_2, br4_1 = br2_1 & br2_3, br4_2 = br2_2 & br2_4, br4_3 = br2_3 & br2_5, br4_4 = br2_4 & br2_6, br4_5 = br2_5 & br2_7, br4_6 = br2_6 & br2_8, br4_7 = br2_7 & br2_9
-                        let br4_8 = br2_8 & br2_10, br4_9 = br2_9 & br2_11, br4_10 = br2_10 & br2_12, br4_11 = br2_11 & br2_13, br4_12 = br2_12 & br2_14, br4_13 = br2_13 & br2_15, br4_14 = br2_14 & br2_0, br4_15 = br2_15 & br2_1
-                        let br8_0 = br4_0 & br4_4, br8_1 = br4_1 & br4_5, br8_2 = br4_2 & br4_6, br8_3 = br4_3 & br4_7, br8_4 = br4_4 & br4_8, br8_5 = br4_5 & br4_9, br8_6 = br4_6 & br4_10, br8_7 = br4_7 & br4_11
-                        let br8_8 = br4_8 & br4_12, br8_9 = br4_9 & br4_13, br8_10 = br4_10 & br4_14, br8_11 = br4_11 & br4_15, br8_12 = br4_12 & br4_0, br8_13 = br4_13 & br4_1, br8_14 = br4_14 & br4_2, br8_15 = br4_15 & br4_3
-                        var barc: SIMD16<UInt8> = (br8_0 & b8)
-                        barc |= (br8_1 & b9)
-                        barc |= (br8_2 & b10)
-                        barc |= (br8_3 & b11)
-                        barc |= (br8_4 & b12)
-                        barc |= (br8_5 & b13)
-                        barc |= (br8_6 & b14)
-                        barc |= (br8_7 & b15)
-                        barc |= (br8_8 & b0)
-                        barc |= (br8_9 & b1)
-                        barc |= (br8_10 & b2)
-                        barc |= (br8_11 & b3)
-                        barc |= (br8_12 & b4)
-                        barc |= (br8_13 & b5)
-                        barc |= (br8_14 & b6)
-                        barc |= (br8_15 & b7)
-                        let d1 = darker(p1), d2 = darker(p2), d3 = darker(p3), d5 = darker(p5), d6 = darker(p6), d7 = darker(p7)
-                        let d9 = darker(p9), d10 = darker(p10), d11 = darker(p11), d13 = darker(p13), d14 = darker(p14), d15 = darker(p15)
-                        let dr2_0 = d0 & d1, dr2_1 = d1 & d2, dr2_2 = d2 & d3, dr2_3 = d3 & d4, dr2_4 = d4 & d5, dr2_5 = d5 & d6, dr2_6 = d6 & d7, dr2_7 = d7 & d8
-                        let dr2_8 = d8 & d9, dr2_9 = d9 & d10, dr2_10 = d10 & d11, dr2_11 = d11 & d12, dr2_12 = d12 & d13, dr2_13 = d13 & d14, dr2_14 = d14 & d15, dr2_15 = d15 & d0
-                        let dr4_0 = dr2_0 & dr2_2, dr4_1 = dr2_1 & dr2_3, dr4_2 = dr2_2 & dr2_4, dr4_3 = dr2_3 & dr2_5, dr4_4 = dr2_4 & dr2_6, dr4_5 = dr2_5 & dr2_7, dr4_6 = dr2_6 & dr2_8, dr4_7 = dr2_7 & dr2_9
-                        let dr4_8 = dr2_8 & dr2_10, dr4_9 = dr2_9 & dr2_11, dr4_10 = dr2_10 & dr2_12, dr4_11 = dr2_11 & dr2_13, dr4_12 = dr2_12 & dr2_14, dr4_13 = dr2_13 & dr2_15, dr4_14 = dr2_14 & dr2_0, dr4_15 = dr2_15 & dr2_1
-                        let dr8_0 = dr4_0 & dr4_4, dr8_1 = dr4_1 & dr4_5, dr8_2 = dr4_2 & dr4_6, dr8_3 = dr4_3 & dr4_7, dr8_4 = dr4_4 & dr4_8, dr8_5 = dr4_5 & dr4_9, dr8_6 = dr4_6 & dr4_10, dr8_7 = dr4_7 & dr4_11
-                        let dr8_8 = dr4_8 & dr4_12, dr8_9 = dr4_9 & dr4_13, dr8_10 = dr4_10 & dr4_14, dr8_11 = dr4_11 & dr4_15, dr8_12 = dr4_12 & dr4_0, dr8_13 = dr4_13 & dr4_1, dr8_14 = dr4_14 & dr4_2, dr8_15 = dr4_15 & dr4_3
-                        var darc: SIMD16<UInt8> = (dr8_0 & d8)
-                        darc |= (dr8_1 & d9)
-                        darc |= (dr8_2 & d10)
-                        darc |= (dr8_3 & d11)
-                        darc |= (dr8_4 & d12)
-                        darc |= (dr8_5 & d13)
-                        darc |= (dr8_6 & d14)
-                        darc |= (dr8_7 & d15)
-                        darc |= (dr8_8 & d0)
-                        darc |= (dr8_9 & d1)
-                        darc |= (dr8_10 & d2)
-                        darc |= (dr8_11 & d3)
-                        darc |= (dr8_12 & d4)
-                        darc |= (dr8_13 & d5)
-                        darc |= (dr8_14 & d6)
-                        darc |= (dr8_15 & d7)
-                        guard nonzero(barc | darc) else { x += 16; continue }
-                        // SAD scores of all 16 lanes: the excess over the threshold summed over the
-                        // brighter (darker) circle pixels, in 16-bit sums of even and odd lanes.
+                        var barc = SIMD16<UInt8>(repeating: 0), darc = barc
                         var bEven = SIMD8<UInt16>(repeating: 0), bOdd = bEven, dEven = bEven, dOdd = bEven
-                        accumulate((p0 &- hi) & b0, &bEven, &bOdd); accumulate((lo &- p0) & d0, &dEven, &dOdd)
-                        accumulate((p1 &- hi) & b1, &bEven, &bOdd); accumulate((lo &- p1) & d1, &dEven, &dOdd)
-                        accumulate((p2 &- hi) & b2, &bEven, &bOdd); accumulate((lo &- p2) & d2, &dEven, &dOdd)
-                        accumulate((p3 &- hi) & b3, &bEven, &bOdd); accumulate((lo &- p3) & d3, &dEven, &dOdd)
-                        accumulate((p4 &- hi) & b4, &bEven, &bOdd); accumulate((lo &- p4) & d4, &dEven, &dOdd)
-                        accumulate((p5 &- hi) & b5, &bEven, &bOdd); accumulate((lo &- p5) & d5, &dEven, &dOdd)
-                        accumulate((p6 &- hi) & b6, &bEven, &bOdd); accumulate((lo &- p6) & d6, &dEven, &dOdd)
-                        accumulate((p7 &- hi) & b7, &bEven, &bOdd); accumulate((lo &- p7) & d7, &dEven, &dOdd)
-                        accumulate((p8 &- hi) & b8, &bEven, &bOdd); accumulate((lo &- p8) & d8, &dEven, &dOdd)
-                        accumulate((p9 &- hi) & b9, &bEven, &bOdd); accumulate((lo &- p9) & d9, &dEven, &dOdd)
-                        accumulate((p10 &- hi) & b10, &bEven, &bOdd); accumulate((lo &- p10) & d10, &dEven, &dOdd)
-                        accumulate((p11 &- hi) & b11, &bEven, &bOdd); accumulate((lo &- p11) & d11, &dEven, &dOdd)
-                        accumulate((p12 &- hi) & b12, &bEven, &bOdd); accumulate((lo &- p12) & d12, &dEven, &dOdd)
-                        accumulate((p13 &- hi) & b13, &bEven, &bOdd); accumulate((lo &- p13) & d13, &dEven, &dOdd)
-                        accumulate((p14 &- hi) & b14, &bEven, &bOdd); accumulate((lo &- p14) & d14, &dEven, &dOdd)
-                        accumulate((p15 &- hi) & b15, &bEven, &bOdd); accumulate((lo &- p15) & d15, &dEven, &dOdd)
+                        if nonzero(bc) {
+                            let b1 = brighter(p1), b2 = brighter(p2), b3 = brighter(p3), b5 = brighter(p5), b6 = brighter(p6), b7 = brighter(p7)
+                            let b9 = brighter(p9), b10 = brighter(p10), b11 = brighter(p11), b13 = brighter(p13), b14 = brighter(p14), b15 = brighter(p15)
+                            let br2_0 = b0 & b1, br2_1 = b1 & b2, br2_2 = b2 & b3, br2_3 = b3 & b4, br2_4 = b4 & b5, br2_5 = b5 & b6, br2_6 = b6 & b7, br2_7 = b7 & b8
+                            let br2_8 = b8 & b9, br2_9 = b9 & b10, br2_10 = b10 & b11, br2_11 = b11 & b12, br2_12 = b12 & b13, br2_13 = b13 & b14, br2_14 = b14 & b15, br2_15 = b15 & b0
+                            let br4_0 = br2_0 & br2_2, br4_1 = br2_1 & br2_3, br4_2 = br2_2 & br2_4, br4_3 = br2_3 & br2_5, br4_4 = br2_4 & br2_6, br4_5 = br2_5 & br2_7, br4_6 = br2_6 & br2_8, br4_7 = br2_7 & br2_9
+                            let br4_8 = br2_8 & br2_10, br4_9 = br2_9 & br2_11, br4_10 = br2_10 & br2_12, br4_11 = br2_11 & br2_13, br4_12 = br2_12 & br2_14, br4_13 = br2_13 & br2_15, br4_14 = br2_14 & br2_0, br4_15 = br2_15 & br2_1
+                            let br8_0 = br4_0 & br4_4, br8_1 = br4_1 & br4_5, br8_2 = br4_2 & br4_6, br8_3 = br4_3 & br4_7, br8_4 = br4_4 & br4_8, br8_5 = br4_5 & br4_9, br8_6 = br4_6 & br4_10, br8_7 = br4_7 & br4_11
+                            let br8_8 = br4_8 & br4_12, br8_9 = br4_9 & br4_13, br8_10 = br4_10 & br4_14, br8_11 = br4_11 & br4_15, br8_12 = br4_12 & br4_0, br8_13 = br4_13 & br4_1, br8_14 = br4_14 & br4_2, br8_15 = br4_15 & br4_3
+                            barc |= br8_0 & b8
+                            barc |= br8_1 & b9
+                            barc |= br8_2 & b10
+                            barc |= br8_3 & b11
+                            barc |= br8_4 & b12
+                            barc |= br8_5 & b13
+                            barc |= br8_6 & b14
+                            barc |= br8_7 & b15
+                            barc |= br8_8 & b0
+                            barc |= br8_9 & b1
+                            barc |= br8_10 & b2
+                            barc |= br8_11 & b3
+                            barc |= br8_12 & b4
+                            barc |= br8_13 & b5
+                            barc |= br8_14 & b6
+                            barc |= br8_15 & b7
+                            if nonzero(barc) {
+                                accumulate((p0 &- hi) & b0, &bEven, &bOdd)
+                                accumulate((p1 &- hi) & b1, &bEven, &bOdd)
+                                accumulate((p2 &- hi) & b2, &bEven, &bOdd)
+                                accumulate((p3 &- hi) & b3, &bEven, &bOdd)
+                                accumulate((p4 &- hi) & b4, &bEven, &bOdd)
+                                accumulate((p5 &- hi) & b5, &bEven, &bOdd)
+                                accumulate((p6 &- hi) & b6, &bEven, &bOdd)
+                                accumulate((p7 &- hi) & b7, &bEven, &bOdd)
+                                accumulate((p8 &- hi) & b8, &bEven, &bOdd)
+                                accumulate((p9 &- hi) & b9, &bEven, &bOdd)
+                                accumulate((p10 &- hi) & b10, &bEven, &bOdd)
+                                accumulate((p11 &- hi) & b11, &bEven, &bOdd)
+                                accumulate((p12 &- hi) & b12, &bEven, &bOdd)
+                                accumulate((p13 &- hi) & b13, &bEven, &bOdd)
+                                accumulate((p14 &- hi) & b14, &bEven, &bOdd)
+                                accumulate((p15 &- hi) & b15, &bEven, &bOdd)
+                            }
+                        }
+                        if nonzero(dc) {
+                            let d1 = darker(p1), d2 = darker(p2), d3 = darker(p3), d5 = darker(p5), d6 = darker(p6), d7 = darker(p7)
+                            let d9 = darker(p9), d10 = darker(p10), d11 = darker(p11), d13 = darker(p13), d14 = darker(p14), d15 = darker(p15)
+                            let dr2_0 = d0 & d1, dr2_1 = d1 & d2, dr2_2 = d2 & d3, dr2_3 = d3 & d4, dr2_4 = d4 & d5, dr2_5 = d5 & d6, dr2_6 = d6 & d7, dr2_7 = d7 & d8
+                            let dr2_8 = d8 & d9, dr2_9 = d9 & d10, dr2_10 = d10 & d11, dr2_11 = d11 & d12, dr2_12 = d12 & d13, dr2_13 = d13 & d14, dr2_14 = d14 & d15, dr2_15 = d15 & d0
+                            let dr4_0 = dr2_0 & dr2_2, dr4_1 = dr2_1 & dr2_3, dr4_2 = dr2_2 & dr2_4, dr4_3 = dr2_3 & dr2_5, dr4_4 = dr2_4 & dr2_6, dr4_5 = dr2_5 & dr2_7, dr4_6 = dr2_6 & dr2_8, dr4_7 = dr2_7 & dr2_9
+                            let dr4_8 = dr2_8 & dr2_10, dr4_9 = dr2_9 & dr2_11, dr4_10 = dr2_10 & dr2_12, dr4_11 = dr2_11 & dr2_13, dr4_12 = dr2_12 & dr2_14, dr4_13 = dr2_13 & dr2_15, dr4_14 = dr2_14 & dr2_0, dr4_15 = dr2_15 & dr2_1
+                            let dr8_0 = dr4_0 & dr4_4, dr8_1 = dr4_1 & dr4_5, dr8_2 = dr4_2 & dr4_6, dr8_3 = dr4_3 & dr4_7, dr8_4 = dr4_4 & dr4_8, dr8_5 = dr4_5 & dr4_9, dr8_6 = dr4_6 & dr4_10, dr8_7 = dr4_7 & dr4_11
+                            let dr8_8 = dr4_8 & dr4_12, dr8_9 = dr4_9 & dr4_13, dr8_10 = dr4_10 & dr4_14, dr8_11 = dr4_11 & dr4_15, dr8_12 = dr4_12 & dr4_0, dr8_13 = dr4_13 & dr4_1, dr8_14 = dr4_14 & dr4_2, dr8_15 = dr4_15 & dr4_3
+                            darc |= dr8_0 & d8
+                            darc |= dr8_1 & d9
+                            darc |= dr8_2 & d10
+                            darc |= dr8_3 & d11
+                            darc |= dr8_4 & d12
+                            darc |= dr8_5 & d13
+                            darc |= dr8_6 & d14
+                            darc |= dr8_7 & d15
+                            darc |= dr8_8 & d0
+                            darc |= dr8_9 & d1
+                            darc |= dr8_10 & d2
+                            darc |= dr8_11 & d3
+                            darc |= dr8_12 & d4
+                            darc |= dr8_13 & d5
+                            darc |= dr8_14 & d6
+                            darc |= dr8_15 & d7
+                            if nonzero(darc) {
+                                accumulate((lo &- p0) & d0, &dEven, &dOdd)
+                                accumulate((lo &- p1) & d1, &dEven, &dOdd)
+                                accumulate((lo &- p2) & d2, &dEven, &dOdd)
+                                accumulate((lo &- p3) & d3, &dEven, &dOdd)
+                                accumulate((lo &- p4) & d4, &dEven, &dOdd)
+                                accumulate((lo &- p5) & d5, &dEven, &dOdd)
+                                accumulate((lo &- p6) & d6, &dEven, &dOdd)
+                                accumulate((lo &- p7) & d7, &dEven, &dOdd)
+                                accumulate((lo &- p8) & d8, &dEven, &dOdd)
+                                accumulate((lo &- p9) & d9, &dEven, &dOdd)
+                                accumulate((lo &- p10) & d10, &dEven, &dOdd)
+                                accumulate((lo &- p11) & d11, &dEven, &dOdd)
+                                accumulate((lo &- p12) & d12, &dEven, &dOdd)
+                                accumulate((lo &- p13) & d13, &dEven, &dOdd)
+                                accumulate((lo &- p14) & d14, &dEven, &dOdd)
+                                accumulate((lo &- p15) & d15, &dEven, &dOdd)
+                            }
+                        }
+                        guard nonzero(barc | darc) else { x += 16; continue }
                         let bHalves = unsafeBitCast(barc, to: SIMD2<UInt64>.self)
                         let dHalves = unsafeBitCast(darc, to: SIMD2<UInt64>.self)
                         let lanes = min(16, end - x)

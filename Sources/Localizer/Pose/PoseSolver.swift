@@ -83,6 +83,26 @@ public struct PoseSolver: Sendable {
             inlierPixels.append(pixels[i])
         }
         estimate.inliers = mask
+        // A gravity prior constrains the search, so a wrong prior can still yield a
+        // pose that fits part of the matches (a plane seen at another tilt). Solve
+        // without it too: when the matches clearly prefer a pose that disagrees
+        // with the given gravity, report nothing rather than the constrained pose.
+        if let gravity = options.estimator.gravity {
+            var free = options.estimator
+            free.gravity = nil
+            if let unconstrained = PoseEstimator(options: free).estimate(problem), !gravity.accepts(unconstrained.pose),
+               Double(unconstrained.inlierCount) > 1.2 * Double(estimate.inlierCount) + 5 {
+                let angle = String(format: "%.1f", gravity.disagreementDegrees(unconstrained.pose))
+                return reject("the matches fit a pose \(angle)° away from the given gravity (\(unconstrained.inlierCount) inliers against \(estimate.inlierCount) with it)", estimate)
+            }
+        }
+        // Ambiguity: when the matches the pose leaves out hold a second, distinct
+        // pose of comparable support (repeated structures, two look-alike places),
+        // the matches do not say which is right; report neither.
+        if estimate.inlierCount >= options.minInliers, let rival = rivalPose(problem: problem, source: source, primary: estimate) {
+            let distance = (rival.pose.cameraCenter - estimate.pose.cameraCenter).norm
+            return reject(String(format: "ambiguous: a second pose %.2f m away fits %d matches against %d", distance, rival.inlierCount, estimate.inlierCount), estimate)
+        }
         let parts = PoseConfidence(
             inlierPixels: inlierPixels, matches: matches, hypotheses: estimate.hypotheses,
             threshold: options.estimator.threshold, meanError: estimate.meanReprojectionError,
@@ -98,5 +118,27 @@ public struct PoseSolver: Sendable {
             localized: true, reason: nil, confidence: parts.confidence, confidenceParts: parts,
             estimate: estimate, pose: CameraPose(worldToCamera: estimate.pose), matches: matches
         )
+    }
+
+    /// A second pose, distinct from `primary` (more than 0.5 m or 5° away), found
+    /// among the matches `primary` leaves out, with at least `minInliers` and at
+    /// least half of `primary`'s inliers; nil when there is none.
+    func rivalPose(problem: PoseProblem, source: [Int], primary: PoseEstimate) -> PoseEstimate? {
+        // `primary.inliers` is indexed by the caller's pixels; `source` maps problem rows to them.
+        var observations: [SIMD2<Double>] = []
+        var points: [Vector3] = []
+        for (k, i) in source.enumerated() where !primary.inliers[i] {
+            observations.append(problem.observations[k])
+            points.append(problem.points[k])
+        }
+        let needed = max(options.minInliers, primary.inlierCount / 2)
+        guard observations.count >= needed else { return nil }
+        var rivalOptions = options.estimator
+        rivalOptions.seed ^= 0x2_F00D
+        let rest = PoseProblem(observations: observations, points: points, fx: problem.fx, fy: problem.fy)
+        guard let rival = PoseEstimator(options: rivalOptions).estimate(rest), rival.inlierCount >= needed else { return nil }
+        let apart = (rival.pose.cameraCenter - primary.pose.cameraCenter).norm
+        let turned = Quaternion(rotation: rival.pose.rotation).angle(to: Quaternion(rotation: primary.pose.rotation)) * 180 / Double.pi
+        return apart > 0.5 || turned > 5 ? rival : nil
     }
 }

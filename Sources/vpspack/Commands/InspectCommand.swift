@@ -19,8 +19,10 @@ enum InspectCommand: Command {
           ARCHIVE               a .vpspack file
           --store DIR           the store (default $VPSPACK_STORE, $XDG_DATA_HOME/vpspack, ~/.local/share/vpspack)
           --json                one JSON object on stdout
-          --preview FILE.png    draw the map from above: points coloured by floor, keyframes with headings, scale bar
-          --ply FILE.ply        export the map points (with colours when the pack has them) for MeshLab or CloudCompare
+          --preview FILE.png    draw the map from above (x right, -z up): points coloured by floor (by height
+                                when there is one floor), keyframes with heading ticks, a scale bar
+          --ply FILE.ply        export the map points as binary little-endian PLY (x y z, and red green blue
+                                when the pack has colours) for MeshLab or CloudCompare; see docs/inspect.md
         """
 
     static func run(_ arguments: inout Arguments, _ output: Output) throws -> ExitCode {
@@ -32,7 +34,9 @@ enum InspectCommand: Command {
         try arguments.finish()
         switch (target, positionals.count) {
         case (let (server, tour)?, 0):
-            let info = try StoreSupport.open(common).info(server: server.identity, tour: tour)
+            let store = try StoreSupport.open(common)
+            let info = try store.info(server: server.identity, tour: tour)
+            let pictures = try InspectPictures.write(try store.openPack(server: server.identity, tour: tour), preview: preview, ply: ply, output: output)
             if common.json {
                 var object = StoreSupport.manifestJSON(info.manifest)
                 object["server"] = info.server
@@ -41,6 +45,7 @@ enum InspectCommand: Command {
                 object["size"] = info.size
                 object["attachments"] = info.attachments.map { ["name": $0.name, "length": $0.length, "sha256": $0.sha256] as [String: Any] }
                 if let length = info.archiveLength, let sha = info.archiveSHA256 { object["archive"] = ["length": length, "sha256": sha] }
+                if !pictures.isEmpty { object["pictures"] = pictures }
                 output.json(object)
             } else {
                 output.out("server \(info.server)")
@@ -49,20 +54,18 @@ enum InspectCommand: Command {
                 for a in info.attachments { output.out("  \(a.length)  \(a.sha256)  \(a.name)") }
                 output.out("installed \(ISO8601.format(info.installedAt)), last verified \(StoreSupport.date(info.lastVerified))")
             }
-            if preview != nil || ply != nil {
-                try InspectPictures.write(try StoreSupport.open(common).openPack(server: server.identity, tour: tour), preview: preview, ply: ply, output: output)
-            }
         case (nil, 1):
             let pack = try ArchivePack(path: positionals[0])
+            let pictures = try InspectPictures.write(pack, preview: preview, ply: ply, output: output)
             if common.json {
                 var object = StoreSupport.manifestJSON(pack.manifest)
                 object["archive"] = positionals[0]
+                if !pictures.isEmpty { object["pictures"] = pictures }
                 output.json(object)
             } else {
                 output.out("archive \(positionals[0])")
                 for line in StoreSupport.manifestLines(pack.manifest) { output.out(line) }
             }
-            try InspectPictures.write(pack, preview: preview, ply: ply, output: output)
         default:
             throw UsageError("give either --server S --tour T or one ARCHIVE")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import PackBuilder
 import PackFormat
 import PackStore
 import PackTransport
@@ -10,24 +11,32 @@ enum VerifyCommand: Command {
     static let summary = "re-hash installed packs (or an archive) against their manifests"
     static let help = """
         usage: vpspack verify (--server S --tour T | --all | ARCHIVE) [--store DIR] [--json]
-               vpspack verify --deep (--server S --tour T | ARCHIVE | SITE_DIR) [--junit FILE]
-                              [--min-recall R] [--key PUBKEY]... [--store DIR]
+               vpspack verify --deep (--server S --tour T | ARCHIVE | --site DIR | DIR) [--min-recall R]
+                              [--key PUBKEY]... [--junit FILE] [--store DIR] [--json]
 
         Re-hashes every stored file of a pack (or of every pack with --all) against
         its manifest and runs SQLite's integrity check over the store; or fully
         validates an archive file (for CI). Exits 1 naming each damaged file.
 
+        With --deep, also loads the map and localizes the pack's validation frames
+        (recorded by `vpspack build`), reporting recall within (25 cm, 2°) and the
+        median errors; exits 1 when any check fails or the recall is below
+        --min-recall. A site directory (made by `vpspack publish`) is checked
+        tour by tour: offer signature and expiry, archive length and SHA-256
+        against the offer, then the archive's own checks. See docs/inspect.md.
+
         options:
           --server S --tour T   one installed pack
-          --all                 every installed pack
+          --all                 every installed pack (not with --deep)
           ARCHIVE               a .vpspack file
           --store DIR           the store (default $VPSPACK_STORE, $XDG_DATA_HOME/vpspack, ~/.local/share/vpspack)
-          --json                one JSON object on stdout: {"ok": ..., "packs": [...], "integrity": [...]}
-          --deep                also load the map and localize the pack's validation frames (recall
-                                at 25 cm, 2°); SITE_DIR: every tour's offer, archive and pack
-          --junit FILE          with --deep, write each check as a JUnit test case
-          --min-recall R        with --deep, the validation recall that passes, in [0, 1] (default 0.8)
-          --key PUBKEY          with --deep and SITE_DIR, check offer signatures against this key
+          --json                one JSON object on stdout
+          --deep                also check that the map loads and the validation frames localize
+          --site DIR, DIR       with --deep, every tour of a published site directory
+          --min-recall R        with --deep, the validation recall that passes, in [0, 1] (default 0.9)
+          --key PUBKEY          with --deep on a site, check offer signatures against this key (64 hex
+                                digits; repeatable); without it signatures are reported, not checked
+          --junit FILE          with --deep, write JUnit XML: one test suite per pack, one test case per check
         """
 
     static func run(_ arguments: inout Arguments, _ output: Output) throws -> ExitCode {
@@ -37,12 +46,14 @@ enum VerifyCommand: Command {
         let junit = try arguments.option("--junit")
         let minRecall = try arguments.option("--min-recall", "a number in [0, 1]") { Double($0).flatMap { (0...1).contains($0) ? $0 : nil } }
         let keys = try arguments.options("--key")
+        let site = try arguments.option("--site")
         let target = try StoreSupport.serverAndTour(&arguments)
         let positionals = arguments.positionals()
         try arguments.finish()
         if deep {
-            guard !all, (target != nil) != (positionals.count == 1), positionals.count <= 1 else {
-                throw UsageError("--deep takes one of --server S --tour T, one ARCHIVE, or one SITE_DIR")
+            let choices = (target == nil ? 0 : 1) + (site == nil ? 0 : 1) + positionals.count
+            guard !all, choices == 1 else {
+                throw UsageError("--deep takes one of --server S --tour T, one ARCHIVE, or one site directory (--site DIR)")
             }
             let pinned = try keys.map { text throws(UsageError) in
                 guard let bytes = Hex.decode(text), let key = try? Ed25519PublicKey(rawRepresentation: bytes) else {
@@ -50,10 +61,20 @@ enum VerifyCommand: Command {
                 }
                 return key
             }
-            let settings = VerifyDeep.Settings(minRecall: minRecall ?? 0.8, metres: 0.25, degrees: 2, keys: pinned)
-            return try VerifyDeep.run(archive: positionals.first, installed: target, common: common, junit: junit, settings: settings, output: output)
+            var siteDirectory = site
+            var isDirectory: ObjCBool = false
+            if let path = positionals.first, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                siteDirectory = path
+            }
+            for path in [siteDirectory ?? positionals.first].compactMap({ $0 }) where !FileManager.default.fileExists(atPath: path) {
+                throw BuildError(.io, "cannot verify \(path): no such file or directory")
+            }
+            guard keys.isEmpty || siteDirectory != nil else { throw UsageError("--key checks offer signatures: it needs a site directory") }
+            let settings = VerifyDeep.Settings(minRecall: minRecall ?? 0.9, metres: 0.25, degrees: 2, keys: pinned)
+            return try VerifyDeep.run(site: siteDirectory, archive: positionals.first, installed: target, common: common, junit: junit,
+                                      settings: settings, output: output)
         }
-        guard junit == nil, minRecall == nil, keys.isEmpty else { throw UsageError("--junit, --min-recall and --key need --deep") }
+        guard junit == nil, minRecall == nil, keys.isEmpty, site == nil else { throw UsageError("--junit, --min-recall, --key and --site need --deep") }
         let choices = (all ? 1 : 0) + (target == nil ? 0 : 1) + (positionals.isEmpty ? 0 : 1)
         guard choices == 1, positionals.count <= 1 else { throw UsageError("give one of --server S --tour T, --all, or one ARCHIVE") }
         if let archive = positionals.first { return verifyArchive(archive, json: common.json, output) }

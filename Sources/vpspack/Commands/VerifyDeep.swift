@@ -8,17 +8,34 @@ import VPSCrypto
 
 /// `vpspack verify --deep`: beyond hashes, loads the map and localizes the
 /// pack's validation frames; for a site directory also checks every offer's
-/// signature, expiry, and the archive's length and SHA-256 against it.
-/// `--junit FILE` writes each check as a JUnit test case.
+/// signature and expiry, and the archive's length and SHA-256 against it.
+/// `--junit FILE` writes one JUnit test suite per pack and one test case per check.
 enum VerifyDeep {
-    /// One named check and its outcome.
+    /// How a check ended.
+    enum Status: String {
+        case passed, failed, skipped
+    }
+
+    /// One named check of one pack (hashes, integrity, signature, offer, archive, map, recall).
     struct Check {
-        var suite: String
         var name: String
-        var failure: String?
+        var status: Status
+        /// What was found: the figures when it passed, the reason when it failed or was skipped.
+        var message: String
         var seconds: Double
-        /// A validation frame: shown (and a failed JUnit case when missed), but only the recall decides the exit status.
-        var informational = false
+        /// Extra lines shown under the check (the validation frames of `recall`).
+        var details: [String] = []
+    }
+
+    /// The checks of one pack: an installed pack, an archive, or one tour of a site.
+    struct PackReport {
+        var name: String
+        var checks: [Check] = []
+        var validation: PackValidation.Report?
+        /// Share of validation frames within the limits.
+        var recall: Double?
+
+        var ok: Bool { !checks.contains { $0.status == .failed } }
     }
 
     struct Settings {
@@ -28,173 +45,225 @@ enum VerifyDeep {
         var keys: [Ed25519PublicKey]
     }
 
-    static func run(archive: String?, installed: (ServerLocation, String)?, common: CommonOptions, junit: String?,
+    static func run(site: String?, archive: String?, installed: (ServerLocation, String)?, common: CommonOptions, junit: String?,
                     settings: Settings, output: Output) throws -> ExitCode {
-        var checks: [Check] = []
+        var reports: [PackReport] = []
         if let (server, tour) = installed {
-            let store = try StoreSupport.open(common)
-            let suite = "\(tour)@\(server.identity)"
-            let t0 = Date()
-            let report = try store.verify(server: server.identity, tour: tour)
-            checks.append(Check(suite: suite, name: "stored files match the manifest",
-                                failure: report.isClean ? nil : report.damaged.map { "\($0.path): \($0.problem)" }.joined(separator: "; "),
-                                seconds: Date().timeIntervalSince(t0)))
-            let pack = try store.openPack(server: server.identity, tour: tour)
-            checks += packChecks(pack, suite: suite, settings: settings)
+            reports.append(try installedReport(server: server.identity, tour: tour, common: common, settings: settings))
+        } else if let site {
+            reports = siteReports(URL(fileURLWithPath: site), settings: settings)
         } else if let archive {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: archive, isDirectory: &isDirectory), isDirectory.boolValue {
-                checks += siteChecks(URL(fileURLWithPath: archive), settings: settings)
-            } else {
-                checks += archiveChecks(archive, suite: URL(fileURLWithPath: archive).lastPathComponent, settings: settings)
-            }
+            reports.append(archiveReport(archive, name: URL(fileURLWithPath: archive).lastPathComponent, settings: settings))
         }
-        for c in checks {
-            if let f = c.failure {
-                output.out("\(c.informational ? "miss" : "FAIL")  \(c.suite): \(c.name): \(f)")
-            } else {
-                output.out("ok    \(c.suite): \(c.name)")
+        let ok = reports.allSatisfy(\.ok)
+        if common.json {
+            output.json(["ok": ok, "minRecall": settings.minRecall, "positionLimit": settings.metres, "rotationLimit": settings.degrees,
+                         "packs": reports.map(json)])
+        } else {
+            for r in reports {
+                for c in r.checks {
+                    let tag = c.status == .passed ? "ok  " : (c.status == .failed ? "FAIL" : "skip")
+                    output.out("\(tag)  \(r.name): \(c.name): \(c.message)")
+                    for d in c.details { output.out("        \(d)") }
+                }
             }
+            let all = reports.flatMap(\.checks)
+            let failed = all.filter { $0.status == .failed }.count, skipped = all.filter { $0.status == .skipped }.count
+            output.out("\(all.count - failed - skipped) of \(all.count) checks passed" + (skipped > 0 ? ", \(skipped) skipped" : "")
+                       + (failed > 0 ? ", \(failed) failed" : ""))
         }
-        let failed = checks.filter { $0.failure != nil && !$0.informational }
-        let missed = checks.filter { $0.failure != nil && $0.informational }.count
-        output.out("\(checks.count - failed.count - missed) of \(checks.count) checks passed" + (missed > 0 ? ", \(missed) validation frames missed" : ""))
-        if let junit { try writeJUnit(checks, to: junit) }
-        for f in failed { output.err("vpspack verify: \(f.suite): \(f.name): \(f.failure!)") }
-        return failed.isEmpty ? .success : .checkFailed
+        if let junit { try JUnitReport.write(reports, to: junit) }
+        for r in reports {
+            for c in r.checks where c.status == .failed { output.err("vpspack verify: \(r.name): \(c.name): \(c.message)") }
+        }
+        return ok ? .success : .checkFailed
     }
 
-    /// Archive validation (every file's length and hash), then the pack checks.
-    static func archiveChecks(_ path: String, suite: String, settings: Settings) -> [Check] {
+    // MARK: - The three targets
+
+    /// An installed pack: its stored files against the manifest, the store's integrity, then the pack checks.
+    static func installedReport(server: String, tour: String, common: CommonOptions, settings: Settings) throws -> PackReport {
+        let store = try StoreSupport.open(common)
+        var report = PackReport(name: "\(tour)@\(server)")
+        var t0 = Date()
+        let verified = try store.verify(server: server, tour: tour)
+        report.checks.append(Check(
+            name: "hashes", status: verified.isClean ? .passed : .failed,
+            message: verified.isClean ? "\(verified.filesChecked) stored files match the manifest of version \(verified.version)"
+                : verified.damaged.map { "\($0.path): \($0.problem)" }.joined(separator: "; "),
+            seconds: Date().timeIntervalSince(t0)))
+        t0 = Date()
+        let findings = try store.integrityCheck()
+        report.checks.append(Check(
+            name: "integrity", status: findings.isEmpty ? .passed : .failed,
+            message: findings.isEmpty ? "the store database passes SQLite's integrity check" : findings.joined(separator: "; "),
+            seconds: Date().timeIntervalSince(t0)))
+        packChecks(try store.openPack(server: server, tour: tour), into: &report, settings: settings)
+        return report
+    }
+
+    /// An archive file: full validation (every entry's length and SHA-256 against the manifest), then the pack checks.
+    static func archiveReport(_ path: String, name: String, settings: Settings, into existing: PackReport? = nil) -> PackReport {
+        var report = existing ?? PackReport(name: name)
         let t0 = Date()
         do {
             let pack = try ArchivePack(path: path)
-            return [Check(suite: suite, name: "archive is valid and every file matches the manifest", failure: nil, seconds: Date().timeIntervalSince(t0))]
-                + packChecks(pack, suite: suite, settings: settings)
+            report.checks.append(Check(name: "hashes", status: .passed,
+                                       message: "the archive is valid and its \(pack.manifest.files.count) files match the manifest",
+                                       seconds: Date().timeIntervalSince(t0)))
+            packChecks(pack, into: &report, settings: settings)
         } catch {
-            return [Check(suite: suite, name: "archive is valid and every file matches the manifest", failure: error.description, seconds: Date().timeIntervalSince(t0))]
+            report.checks.append(Check(name: "hashes", status: .failed, message: error.description, seconds: Date().timeIntervalSince(t0)))
+            report.checks.append(Check(name: "map", status: .skipped, message: "not loaded: the archive is invalid", seconds: 0))
+            report.checks.append(Check(name: "recall", status: .skipped, message: "not measured: the archive is invalid", seconds: 0))
         }
+        return report
     }
 
-    /// The map loads; each validation frame localizes within the thresholds; the recall reaches the minimum.
-    static func packChecks(_ pack: some PackContents, suite: String, settings: Settings) -> [Check] {
-        var checks: [Check] = []
+    /// Every tour of a published site (`tours/<tour>/offer.json`): the offer's
+    /// signature and expiry, the archive against the offer, then the archive checks.
+    static func siteReports(_ site: URL, settings: Settings) -> [PackReport] {
+        let tours = site.appendingPathComponent("tours")
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: tours.path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        guard !names.isEmpty else {
+            return [PackReport(name: site.lastPathComponent, checks: [
+                Check(name: "site", status: .failed, message: "no tours/<tour>/offer.json under \(site.path)", seconds: 0),
+            ])]
+        }
+        return names.map { tourReport(tours.appendingPathComponent($0), tour: $0, settings: settings) }
+    }
+
+    private static func tourReport(_ dir: URL, tour: String, settings: Settings) -> PackReport {
+        var report = PackReport(name: "tour \(tour)")
+        func skipRest(_ why: String) {
+            for name in ["archive", "hashes", "map", "recall"] {
+                report.checks.append(Check(name: name, status: .skipped, message: why, seconds: 0))
+            }
+        }
+        let t0 = Date()
+        let envelope: OfferEnvelope
+        do {
+            envelope = try OfferEnvelope.decode(try Data(contentsOf: dir.appendingPathComponent("offer.json")))
+        } catch {
+            report.checks.append(Check(name: "signature", status: .failed, message: "tours/\(tour)/offer.json: \(describe(error).1)", seconds: 0))
+            skipRest("not checked: the offer cannot be read")
+            return report
+        }
+        let signers = envelope.signatures.map(\.keyid)
+        let offer: Offer
+        do {
+            if settings.keys.isEmpty {
+                offer = try envelope.verifiedOffer(trustedKeys: [], allowUnsigned: true)
+                report.checks.append(Check(
+                    name: "signature", status: .skipped,
+                    message: signers.isEmpty ? "the offer is unsigned" : "signed by key \(signers.joined(separator: ", ")), unknown: give --key PUBKEY to check it",
+                    seconds: Date().timeIntervalSince(t0)))
+            } else {
+                offer = try envelope.verifiedOffer(trustedKeys: settings.keys, allowUnsigned: false)
+                report.checks.append(Check(name: "signature", status: .passed,
+                                           message: "the offer signature verifies with a given key (\(signers.joined(separator: ", ")))",
+                                           seconds: Date().timeIntervalSince(t0)))
+            }
+        } catch {
+            report.checks.append(Check(name: "signature", status: .failed, message: error.description, seconds: Date().timeIntervalSince(t0)))
+            skipRest("not checked: the offer is not trusted")
+            return report
+        }
+        var problems: [String] = []
+        if offer.tour != tour { problems.append("it names tour '\(offer.tour)' but lies under tours/\(tour)") }
+        if offer.expires <= Date() { problems.append("it expired at \(ISO8601.format(offer.expires))") }
+        report.checks.append(Check(name: "offer", status: problems.isEmpty ? .passed : .failed,
+                                   message: problems.isEmpty ? "version \(offer.version), expires \(ISO8601.format(offer.expires))" : problems.joined(separator: "; "),
+                                   seconds: 0))
+        let archive = dir.appendingPathComponent(offer.archive.path)
+        let t1 = Date()
+        guard let data = try? Data(contentsOf: archive) else {
+            report.checks.append(Check(name: "archive", status: .failed, message: "cannot read tours/\(tour)/\(offer.archive.path)", seconds: 0))
+            for name in ["hashes", "map", "recall"] {
+                report.checks.append(Check(name: name, status: .skipped, message: "not checked: no archive", seconds: 0))
+            }
+            return report
+        }
+        let sha = SHA256.hash(data).hex
+        let mismatch = Int64(data.count) != offer.archive.length ? "\(offer.archive.path) has \(data.count) bytes, the offer says \(offer.archive.length)"
+            : (sha != offer.archive.sha256 ? "\(offer.archive.path) has SHA-256 \(sha), the offer says \(offer.archive.sha256)" : nil)
+        report.checks.append(Check(name: "archive", status: mismatch == nil ? .passed : .failed,
+                                   message: mismatch ?? "\(offer.archive.path) matches the offer (\(data.count) bytes, SHA-256)",
+                                   seconds: Date().timeIntervalSince(t1)))
+        if mismatch != nil {
+            for name in ["hashes", "map", "recall"] {
+                report.checks.append(Check(name: name, status: .skipped, message: "not checked: the archive differs from the offer", seconds: 0))
+            }
+            return report
+        }
+        return archiveReport(archive.path, name: report.name, settings: settings, into: report)
+    }
+
+    // MARK: - Map and validation recall
+
+    /// `map`: the map loads (MapData validation); `recall`: the validation frames
+    /// localize within the limits often enough. Shares `PackValidation` with `vpspack evaluate`.
+    static func packChecks(_ pack: some PackContents, into report: inout PackReport, settings: Settings) {
         let t0 = Date()
         let localizer: Localizer
         do {
             localizer = try Localizer(pack: pack)
-            checks.append(Check(suite: suite, name: "map loads (\(localizer.map.data.points.count) points, \(localizer.map.data.keyframes.count) keyframes)",
-                                failure: nil, seconds: Date().timeIntervalSince(t0)))
+            report.checks.append(Check(name: "map", status: .passed,
+                                       message: "\(localizer.map.data.points.count) points, \(localizer.map.data.keyframes.count) keyframes",
+                                       seconds: Date().timeIntervalSince(t0)))
         } catch {
-            checks.append(Check(suite: suite, name: "map loads", failure: "\(error)", seconds: Date().timeIntervalSince(t0)))
-            return checks
+            report.checks.append(Check(name: "map", status: .failed, message: describe(error).1, seconds: Date().timeIntervalSince(t0)))
+            report.checks.append(Check(name: "recall", status: .skipped, message: "not measured: the map does not load", seconds: 0))
+            return
         }
+        let t1 = Date()
         let cases: [PackValidation.Case]
         do {
             cases = try PackValidation.cases(in: pack)
         } catch {
-            checks.append(Check(suite: suite, name: "validation set loads", failure: "\(error)", seconds: 0))
-            return checks
+            report.checks.append(Check(name: "recall", status: .failed, message: "the validation set does not load: \(describe(error).1)", seconds: 0))
+            return
         }
         guard !cases.isEmpty else {
-            checks.append(Check(suite: suite, name: "validation set present", failure: "the pack has no \(ValidationSet.path); rebuild it with `vpspack build --validation N`", seconds: 0))
-            return checks
+            report.checks.append(Check(name: "recall", status: .failed,
+                                       message: "the pack has no validation frames (\(ValidationSet.path)); rebuild it with `vpspack build --validation N`",
+                                       seconds: 0))
+            return
         }
-        let report = PackValidation.run(cases, localizer: localizer)
-        for o in report.outcomes {
-            var failure: String?
-            if let p = o.positionError, let r = o.rotationError {
-                if p > settings.metres || r > settings.degrees {
-                    failure = String(format: "off by %.1f cm and %.2f° (limit %.0f cm, %.1f°)", p * 100, r, settings.metres * 100, settings.degrees)
-                }
-            } else {
-                failure = "not localized"
-            }
-            let detail = o.positionError.map { String(format: " (%.1f cm, %.2f°)", $0 * 100, o.rotationError ?? 0) } ?? ""
-            checks.append(Check(suite: suite, name: "validation frame \(o.name) localizes\(failure == nil ? detail : "")", failure: failure,
-                                seconds: o.milliseconds / 1000, informational: true))
+        let validation = PackValidation.run(cases, localizer: localizer)
+        let recall = validation.recall(metres: settings.metres, degrees: settings.degrees)
+        report.validation = validation
+        report.recall = recall
+        let median = validation.medianPositionError.map { String(format: "median %.1f cm, %.2f°", $0 * 100, validation.medianRotationError ?? 0) }
+            ?? "none localized"
+        var message = String(format: "%.0f %% of %d frames within (%.0f cm, %.1f°), minimum %.0f %%; ",
+                             recall * 100, cases.count, settings.metres * 100, settings.degrees, settings.minRecall * 100) + median
+        let passed = recall + 1e-9 >= settings.minRecall
+        if !passed { message = "recall below the minimum: " + message }
+        let details = validation.outcomes.map { o -> String in
+            guard let p = o.positionError, let r = o.rotationError else { return "\(o.name): not localized" }
+            let within = p <= settings.metres && r <= settings.degrees
+            return String(format: "%@: %.1f cm, %.2f°, %d inliers%@", o.name, p * 100, r, o.inliers, within ? "" : " (outside the limits)")
         }
-        let recall = report.recall(metres: settings.metres, degrees: settings.degrees)
-        let text = String(format: "validation recall %.0f %% at (%.0f cm, %.1f°), minimum %.0f %%", recall * 100, settings.metres * 100, settings.degrees, settings.minRecall * 100)
-        checks.append(Check(suite: suite, name: text, failure: recall + 1e-9 < settings.minRecall ? "recall below the minimum" : nil, seconds: 0))
-        return checks
+        report.checks.append(Check(name: "recall", status: passed ? .passed : .failed, message: message,
+                                   seconds: Date().timeIntervalSince(t1), details: details))
     }
 
-    /// Every tour of a published site: the offer's signature (with --key) and
-    /// expiry, the archive's length and SHA-256 against the offer, then the archive checks.
-    static func siteChecks(_ site: URL, settings: Settings) -> [Check] {
-        let tours = site.appendingPathComponent("tours")
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: tours.path)) ?? []).sorted()
-        guard !names.isEmpty else {
-            return [Check(suite: site.lastPathComponent, name: "site has tours", failure: "no tours/<tour>/offer.json under \(site.path)", seconds: 0)]
+    private static func json(_ r: PackReport) -> [String: Any] {
+        var object: [String: Any] = [
+            "name": r.name, "ok": r.ok,
+            "checks": r.checks.map { ["name": $0.name, "status": $0.status.rawValue, "message": $0.message, "seconds": $0.seconds] as [String: Any] },
+        ]
+        if let v = r.validation {
+            object["validation"] = [
+                "frames": v.outcomes.count, "localized": v.localizedCount, "recall": r.recall ?? 0,
+                "medianPositionError": v.medianPositionError ?? NSNull(), "medianRotationError": v.medianRotationError ?? NSNull(),
+                "outcomes": v.outcomes.map { o -> [String: Any] in
+                    ["name": o.name, "localized": o.localized, "inliers": o.inliers,
+                     "positionError": o.positionError ?? NSNull(), "rotationError": o.rotationError ?? NSNull()]
+                },
+            ] as [String: Any]
         }
-        var checks: [Check] = []
-        for tour in names {
-            let dir = tours.appendingPathComponent(tour)
-            let suite = "site tour \(tour)"
-            let t0 = Date()
-            let offer: Offer
-            do {
-                let envelope = try OfferEnvelope.decode(try Data(contentsOf: dir.appendingPathComponent("offer.json")))
-                offer = try envelope.verifiedOffer(trustedKeys: settings.keys, allowUnsigned: settings.keys.isEmpty)
-                let signedBy = envelope.signatures.map(\.keyid).joined(separator: ", ")
-                if settings.keys.isEmpty {
-                    checks.append(Check(suite: suite, name: "offer parses (signed by \(signedBy.isEmpty ? "nobody" : signedBy); give --key to check signatures)",
-                                        failure: envelope.signatures.isEmpty ? "the offer is unsigned" : nil, seconds: Date().timeIntervalSince(t0)))
-                } else {
-                    checks.append(Check(suite: suite, name: "offer signature verifies (\(signedBy))", failure: nil, seconds: Date().timeIntervalSince(t0)))
-                }
-            } catch {
-                checks.append(Check(suite: suite, name: "offer is valid and signed", failure: "\(error)", seconds: Date().timeIntervalSince(t0)))
-                continue
-            }
-            checks.append(Check(suite: suite, name: "offer names tour \(tour)", failure: offer.tour == tour ? nil : "it names '\(offer.tour)'", seconds: 0))
-            checks.append(Check(suite: suite, name: "offer not expired (expires \(ISO8601.format(offer.expires)))",
-                                failure: offer.expires > Date() ? nil : "expired", seconds: 0))
-            let archive = dir.appendingPathComponent(offer.archive.path)
-            let t1 = Date()
-            if let data = try? Data(contentsOf: archive) {
-                let sha = SHA256.hash(data).hex
-                let failure = Int64(data.count) != offer.archive.length ? "length \(data.count), offer says \(offer.archive.length)"
-                    : (sha != offer.archive.sha256 ? "SHA-256 \(sha), offer says \(offer.archive.sha256)" : nil)
-                checks.append(Check(suite: suite, name: "archive \(offer.archive.path) matches the offer", failure: failure, seconds: Date().timeIntervalSince(t1)))
-                if failure == nil { checks += archiveChecks(archive.path, suite: suite, settings: settings) }
-            } else {
-                checks.append(Check(suite: suite, name: "archive \(offer.archive.path) present", failure: "cannot read \(archive.path)", seconds: 0))
-            }
-        }
-        return checks
-    }
-
-    /// JUnit XML: one test suite per pack or tour, one test case per check.
-    static func writeJUnit(_ checks: [Check], to path: String) throws {
-        func escape(_ s: String) -> String {
-            s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-        }
-        var suites: [String] = []
-        var order: [String: [Check]] = [:]
-        for c in checks {
-            if order[c.suite] == nil { suites.append(c.suite) }
-            order[c.suite, default: []].append(c)
-        }
-        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites name=\"vpspack verify --deep\" tests=\"\(checks.count)\" failures=\"\(checks.filter { $0.failure != nil }.count)\">\n"
-        for s in suites {
-            let cs = order[s]!
-            xml += "  <testsuite name=\"\(escape(s))\" tests=\"\(cs.count)\" failures=\"\(cs.filter { $0.failure != nil }.count)\">\n"
-            for c in cs {
-                let time = String(format: "%.3f", c.seconds)
-                if let f = c.failure {
-                    xml += "    <testcase classname=\"vpspack.verify\" name=\"\(escape(c.name))\" time=\"\(time)\">\n"
-                    xml += "      <failure message=\"\(escape(f))\"/>\n    </testcase>\n"
-                } else {
-                    xml += "    <testcase classname=\"vpspack.verify\" name=\"\(escape(c.name))\" time=\"\(time)\"/>\n"
-                }
-            }
-            xml += "  </testsuite>\n"
-        }
-        xml += "</testsuites>\n"
-        try Data(xml.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        return object
     }
 }
