@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "PackFormatTests", dependencies: ["PackFormat", "VPSCrypto", "VPSArchive", "TestSupport"]),
         .testTarget(name: "PackStoreTests", dependencies: ["PackStore", "PackFormat", "VPSSQLite", "VPSCrypto", "VPSArchive", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["PackTransport", "PackStore", "PackFormat", "VPSCrypto", "TestSupport"]),
-        .testTarget(name: "LocalizerTests", dependencies: ["Localizer", "PackFormat", "VPSImageIO"]),
+        .testTarget(name: "LocalizerTests", dependencies: ["Localizer", "PackFormat", "VPSImageIO", "PackBuilder"]),
         .testTarget(name: "BuilderTests", dependencies: ["PackBuilder", "Localizer", "PackFormat", "VPSImageIO"]),
         .testTarget(name: "CLITests", dependencies: ["PackFormat", "PackStore", "VPSCrypto", "VPSImageIO", "TestSupport"]),
     ]

@@ -131,6 +131,28 @@ public enum PoseRefiner {
         }
     }
 
+    /// First-order standard deviations of a pose fitted to `indices` with pixel
+    /// noise `sigma`: the covariance is `σ² H⁻¹` for the Gauss-Newton matrix
+    /// `H = JᵀJ` at `pose`. Under the left perturbation the camera centre
+    /// `C = -Rᵀt` moves by `-Rᵀδ`, so its variance is the trace of the δ block;
+    /// the rotation's is the trace of the ω block. Nil when `H` is singular
+    /// (the matches do not determine the pose at all).
+    public static func uncertainty(_ pose: RigidTransform, problem: PoseProblem, indices: [Int], sigma: Double) -> (position: Double, rotationDegrees: Double)? {
+        var h = [Double](repeating: 0, count: 36)
+        var g = [Double](repeating: 0, count: 6)
+        accumulate(pose, problem: problem, indices: indices, loss: .squared, h: &h, g: &g)
+        var variance = [Double](repeating: 0, count: 6)
+        for k in 0..<6 {
+            var unit = [Double](repeating: 0, count: 6)
+            unit[k] = 1
+            guard let column = solveSymmetric6(h, unit), column[k].isFinite, column[k] > 0 else { return nil }
+            variance[k] = column[k]
+        }
+        let position = sigma * (variance[3] + variance[4] + variance[5]).squareRoot()
+        let rotation = sigma * (variance[0] + variance[1] + variance[2]).squareRoot() * 180 / Double.pi
+        return (position, rotation)
+    }
+
     /// Solves the symmetric positive definite 6×6 system `a x = b` by Cholesky; nil when not positive definite.
     static func solveSymmetric6(_ a: [Double], _ b: [Double]) -> [Double]? {
         var l = [Double](repeating: 0, count: 36)

@@ -7,6 +7,11 @@ public struct PoseSolverOptions: Sendable, Hashable {
     public var minConfidence: Double = 0.4
     /// The inliers a pose needs to be reported, whatever its confidence.
     public var minInliers: Int = 12
+    /// The largest first-order standard deviation of the camera position, in
+    /// metres, a reported pose may have (see ``PoseRefiner/uncertainty(_:problem:indices:sigma:)``).
+    public var maxPositionUncertainty: Double = 0.5
+    /// The largest first-order standard deviation of the camera rotation, in degrees.
+    public var maxRotationUncertainty: Double = 5
 
     public init() {}
 
@@ -19,6 +24,9 @@ public struct PoseSolverOptions: Sendable, Hashable {
         }
         guard minInliers >= 6 else {
             throw LocalizerError(.invalidOption, "minimum inliers \(minInliers) must be at least 6")
+        }
+        guard maxPositionUncertainty > 0, maxRotationUncertainty > 0 else {
+            throw LocalizerError(.invalidOption, "the largest pose uncertainty (\(maxPositionUncertainty) m, \(maxRotationUncertainty)°) must be positive")
         }
         guard estimator.threshold.isFinite, estimator.threshold > 0, estimator.threshold <= 100 else {
             throw LocalizerError(.invalidOption, "inlier threshold \(estimator.threshold) px must lie in (0, 100]")
@@ -75,6 +83,11 @@ public struct PoseSolver: Sendable {
         guard var estimate = PoseEstimator(options: options.estimator).estimate(problem) else {
             return reject("no pose is consistent with the matches")
         }
+        // How well the inliers determine the pose: with few pixels per degree
+        // (small images) or distant, narrow structure, many inliers can still
+        // leave metres of slack, and the refined pose may sit anywhere in it.
+        let inlierIndices = estimate.inliers.indices.filter { estimate.inliers[$0] }
+        let uncertainty = PoseRefiner.uncertainty(estimate.pose, problem: problem, indices: inlierIndices, sigma: max(1, estimate.meanReprojectionError))
         // Report inliers against the caller's pixel indices.
         var mask = [Bool](repeating: false, count: pixels.count)
         var inlierPixels: [SIMD2<Double>] = []
@@ -113,6 +126,12 @@ public struct PoseSolver: Sendable {
         }
         guard parts.confidence >= options.minConfidence else {
             return reject(String(format: "confidence %.2f is below the threshold %.2f", parts.confidence, options.minConfidence), estimate, parts)
+        }
+        let determined = uncertainty.map { $0.position <= options.maxPositionUncertainty && $0.rotationDegrees <= options.maxRotationUncertainty } ?? false
+        guard determined else {
+            let slack = uncertainty.map { String(format: "±%.2f m, ±%.1f°", $0.position, $0.rotationDegrees) } ?? "unbounded"
+            let allowed = String(format: "±%.2f m, ±%.1f°", options.maxPositionUncertainty, options.maxRotationUncertainty)
+            return reject("the inliers leave the pose poorly determined (\(slack); at most \(allowed) allowed)", estimate, parts)
         }
         return PoseOutcome(
             localized: true, reason: nil, confidence: parts.confidence, confidenceParts: parts,
