@@ -36,6 +36,8 @@ public final class PackArchiveReader {
         do {
             reader = try ArchiveReader(path: path)
         } catch {
+            // EILSEQ is libarchive's "not a format I know": bad data, not an I/O failure.
+            if error.code == EILSEQ { throw .wrongContainer("\(path) is not a .vpspack archive (tar compressed with zstd): \(error.message)") }
             throw .io("cannot open the archive \(path): \(error.message)")
         }
         self.reader = reader

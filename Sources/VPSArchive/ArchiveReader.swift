@@ -38,9 +38,11 @@ public final class ArchiveReader {
         archive_read_support_format_tar(a)
         archive_read_support_filter_zstd(a)
         guard archive_read_open_filename(a, path, 1 << 16) == ARCHIVE_OK else {
-            // The system's reason ("No such file or directory") says more than libarchive's "Failed to open".
+            // For a file that cannot be opened, the system's reason ("No such file or directory")
+            // says more than libarchive's "Failed to open"; anything else keeps libarchive's words.
             let code = archive_errno(a)
-            guard code > 0, let reason = strerror(code) else { throw lastError("cannot open the archive") }
+            let systemCodes: Set<Int32> = [ENOENT, EACCES, EPERM, EISDIR, ENOTDIR, ELOOP, ENAMETOOLONG, EMFILE, ENFILE, EIO]
+            guard systemCodes.contains(code), let reason = strerror(code) else { throw lastError("cannot open the archive") }
             throw ArchiveError(code: code, message: String(cString: reason), path: path)
         }
     }

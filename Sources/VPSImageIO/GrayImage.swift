@@ -51,3 +51,26 @@ public struct RGBImage: Sendable, Equatable {
         self.init(width: gray.width, height: gray.height, pixels: out)
     }
 }
+
+/// A 16-bit single-channel image with its samples as stored (no scaling, no
+/// gamma), rows top to bottom, no padding: depth maps, for instance.
+///
+/// The sample at column `x`, row `y` is `pixels[y * width + x]`.
+public struct GrayImage16: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var pixels: [UInt16]
+
+    /// An image from its samples; `pixels.count` must be `width * height`.
+    public init(width: Int, height: Int, pixels: [UInt16]) {
+        precondition(width >= 0 && height >= 0 && pixels.count == width * height, "GrayImage16: \(pixels.count) samples for \(width)x\(height)")
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    public subscript(x: Int, y: Int) -> UInt16 {
+        get { pixels[y * width + x] }
+        set { pixels[y * width + x] = newValue }
+    }
+}

@@ -79,6 +79,55 @@ public enum ImageDecoder {
         return try result.get()
     }
 
+    /// Reads a single-channel image as its raw samples, for depth maps: 16-bit
+    /// (or 1 to 8 bit) gray PNG and binary PGM of any maxval, values as stored
+    /// (never rescaled, no gamma). JPEG, colour, alpha and palette images, and
+    /// 16-bit PNGs tagged gamma-encoded, are refused.
+    ///
+    /// ```swift
+    /// let depth = try ImageDecoder.decode16(path: "depth/frame_00000.png")
+    /// let metres = Double(depth[x, y]) * 0.001
+    /// ```
+    public static func decode16(path: String, maxPixels: Int = defaultMaxPixels) throws(ImageError) -> GrayImage16 {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe)
+        } catch {
+            throw ImageError(.io, source: path, "cannot read the file (\(Self.reason(error)))")
+        }
+        return try decode16(data: data, source: path, maxPixels: maxPixels)
+    }
+
+    /// ``decode16(path:maxPixels:)`` for an image held in memory; `source` names it in errors.
+    public static func decode16(data: Data, source: String = "<memory>", maxPixels: Int = defaultMaxPixels) throws(ImageError) -> GrayImage16 {
+        let result: Result<GrayImage16, ImageError> = data.withUnsafeBytes { raw in
+            Result { () throws(ImageError) -> GrayImage16 in try decode16(bytes: raw, source: source, maxPixels: maxPixels) }
+        }
+        return try result.get()
+    }
+
+    /// ``decode16(path:maxPixels:)`` for an image held in memory; `source` names it in errors.
+    public static func decode16(bytes: [UInt8], source: String = "<memory>", maxPixels: Int = defaultMaxPixels) throws(ImageError) -> GrayImage16 {
+        let result: Result<GrayImage16, ImageError> = bytes.withUnsafeBytes { raw in
+            Result { () throws(ImageError) -> GrayImage16 in try decode16(bytes: raw, source: source, maxPixels: maxPixels) }
+        }
+        return try result.get()
+    }
+
+    static func decode16(bytes: UnsafeRawBufferPointer, source: String, maxPixels: Int) throws(ImageError) -> GrayImage16 {
+        guard !bytes.isEmpty else { throw ImageError(.empty, source: source, "the file is empty") }
+        switch sniff(bytes) {
+        case .png:
+            return try PNGCodec.decode16(bytes, source: source, maxPixels: maxPixels)
+        case .pgm:
+            return try PGMCodec.decode16(bytes, source: source, maxPixels: maxPixels)
+        case .jpeg:
+            throw ImageError(.unsupported, source: source, "a JPEG has no 16-bit samples; a 16-bit image must be a gray PNG or a binary PGM")
+        case nil:
+            throw ImageError(.unsupported, source: source, "not a PNG or binary PGM file (unknown leading bytes)")
+        }
+    }
+
     /// The format the leading bytes announce, or nil.
     public static func sniff(_ bytes: some Collection<UInt8>) -> ImageFormat? {
         let head = Array(bytes.prefix(8))

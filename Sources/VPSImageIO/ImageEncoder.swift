@@ -1,7 +1,7 @@
 import Foundation
 
-/// Writes images: PNG (gray or RGB) for debug images and previews, JPEG for
-/// synthetic frames, PGM for tests and tools.
+/// Writes images: PNG (gray or RGB) for debug images and previews, 16-bit gray
+/// PNG for depth maps, JPEG for synthetic frames, PGM for tests and tools.
 ///
 /// ```swift
 /// let png = try ImageEncoder.png(image)
@@ -18,6 +18,12 @@ public enum ImageEncoder {
         try PNGCodec.encode(image.pixels, width: image.width, height: image.height, channels: 3)
     }
 
+    /// A 16-bit grayscale PNG with the samples as given (gAMA 1.0, no scaling):
+    /// ``ImageDecoder/decode16(path:maxPixels:)`` reads them back exactly.
+    public static func png(_ image: GrayImage16) throws(ImageError) -> [UInt8] {
+        try PNGCodec.encode16(image)
+    }
+
     /// A baseline grayscale JPEG at `quality` 1...100 (libjpeg jpeg_write_scanlines).
     public static func jpeg(_ image: GrayImage, quality: Int = 92) throws(ImageError) -> [UInt8] {
         try JPEGEncoder.encode(image.pixels, width: image.width, height: image.height, components: 1, quality: quality)
@@ -31,6 +37,11 @@ public enum ImageEncoder {
     /// A binary PGM (P5, maxval 255).
     public static func pgm(_ image: GrayImage) -> [UInt8] {
         PGMCodec.encode(image)
+    }
+
+    /// A 16-bit binary PGM (P5, maxval 65535, big-endian samples).
+    public static func pgm(_ image: GrayImage16) -> [UInt8] {
+        PGMCodec.encode16(image)
     }
 
     /// Writes bytes to `path`, replacing the file.

@@ -2,7 +2,9 @@
 /// whitespace byte and the samples, 1 byte each when maxval < 256, else 2 bytes
 /// big-endian. Comments (`#` to end of line) may appear between header fields.
 enum PGMCodec {
-    static func decode(_ bytes: UnsafeRawBufferPointer, source: String, maxPixels: Int) throws(ImageError) -> GrayImage {
+    /// The header fields and the offset of the first sample byte, checked
+    /// against the data length.
+    static func header(_ bytes: UnsafeRawBufferPointer, source: String, maxPixels: Int) throws(ImageError) -> (width: Int, height: Int, maxval: Int, offset: Int) {
         var i = 2
         func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == 0x0B || c == 0x0C }
         func field(_ name: String) throws(ImageError) -> Int {
@@ -38,6 +40,13 @@ enum PGMCodec {
         guard bytes.count - i >= needed else {
             throw ImageError(.truncated, source: source, "the PGM data holds \(bytes.count - i) bytes of pixels, \(needed) are needed for \(width)x\(height)")
         }
+        return (width, height, maxval, i)
+    }
+
+    /// Decodes to 8 bits, samples scaled from 0...maxval to 0...255.
+    static func decode(_ bytes: UnsafeRawBufferPointer, source: String, maxPixels: Int) throws(ImageError) -> GrayImage {
+        let (width, height, maxval, i) = try header(bytes, source: source, maxPixels: maxPixels)
+        let sampleSize = maxval < 256 ? 1 : 2
         var pixels = [UInt8](repeating: 0, count: width * height)
         let half = maxval / 2
         for p in 0..<pixels.count {
@@ -46,6 +55,30 @@ enum PGMCodec {
             pixels[p] = maxval == 255 ? UInt8(v) : UInt8((v * 255 + half) / maxval)
         }
         return GrayImage(width: width, height: height, pixels: pixels)
+    }
+
+    /// Decodes to the samples as stored (not scaled by maxval).
+    static func decode16(_ bytes: UnsafeRawBufferPointer, source: String, maxPixels: Int) throws(ImageError) -> GrayImage16 {
+        let (width, height, maxval, i) = try header(bytes, source: source, maxPixels: maxPixels)
+        let wide = maxval >= 256
+        var samples = [UInt16](repeating: 0, count: width * height)
+        for p in samples.indices {
+            let v = wide ? UInt16(bytes[i + 2 * p]) << 8 | UInt16(bytes[i + 2 * p + 1]) : UInt16(bytes[i + p])
+            guard Int(v) <= maxval else { throw ImageError(.corrupt, source: source, "PGM sample \(p) is \(v), above maxval \(maxval)") }
+            samples[p] = v
+        }
+        return GrayImage16(width: width, height: height, pixels: samples)
+    }
+
+    /// A 16-bit binary PGM (P5, maxval 65535, big-endian samples).
+    static func encode16(_ image: GrayImage16) -> [UInt8] {
+        var out = Array("P5\n\(image.width) \(image.height)\n65535\n".utf8)
+        out.reserveCapacity(out.count + 2 * image.pixels.count)
+        for v in image.pixels {
+            out.append(UInt8(v >> 8))
+            out.append(UInt8(v & 0xFF))
+        }
+        return out
     }
 
     static func encode(_ image: GrayImage) -> [UInt8] {

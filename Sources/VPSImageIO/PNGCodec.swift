@@ -78,6 +78,99 @@ enum PNGCodec {
         return ImageError(.corrupt, source: source, "invalid PNG data \(what) (\(text))")
     }
 
+    /// Decodes a single-channel PNG to its raw samples: 16-bit files as stored,
+    /// files of 1 to 8 bits as their 8-bit value. Colour, alpha and palette
+    /// images are refused, and so are 16-bit files tagged gamma-encoded (a `gAMA`
+    /// other than 1.0, or `sRGB`/`iCCP`), whose samples libpng would convert.
+    static func decode16(_ bytes: UnsafeRawBufferPointer, source: String, maxPixels: Int) throws(ImageError) -> GrayImage16 {
+        var image = png_image()
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        defer { png_image_free(&image) }
+        guard png_image_begin_read_from_memory(&image, bytes.baseAddress, bytes.count) != 0 else {
+            throw error(image, source: source, during: "in its header")
+        }
+        let width = Int(image.width), height = Int(image.height)
+        guard width > 0, height > 0 else { throw ImageError(.corrupt, source: source, "the PNG header gives a \(width)x\(height) image") }
+        guard width.multipliedReportingOverflow(by: height).partialValue <= maxPixels else {
+            throw ImageError(.tooLarge, source: source, "the PNG header announces \(width)x\(height) pixels, more than the limit of \(maxPixels) pixels")
+        }
+        let flags = image.format
+        if flags & UInt32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_COLORMAP) != 0 {
+            throw ImageError(.unsupported, source: source, "the PNG is a colour or palette image; a 16-bit image must be single-channel gray")
+        }
+        if flags & UInt32(PNG_FORMAT_FLAG_ALPHA) != 0 {
+            throw ImageError(.unsupported, source: source, "the PNG has an alpha channel; a 16-bit image must be single-channel gray")
+        }
+        let count = width * height
+        image.flags = 0
+        if flags & UInt32(PNG_FORMAT_FLAG_LINEAR) != 0 {
+            if let tag = gammaTag(bytes) {
+                throw ImageError(.unsupported, source: source, "the 16-bit PNG is tagged gamma-encoded (\(tag)), so its samples would not be read as stored")
+            }
+            // No gAMA (16-bit is then taken as linear) or gAMA 1.0: libpng hands the
+            // samples over unchanged, in native byte order.
+            image.format = UInt32(PNG_FORMAT_LINEAR_Y)
+            var samples = [UInt16](repeating: 0, count: count)
+            let ok = samples.withUnsafeMutableBytes { out in png_image_finish_read(&image, nil, out.baseAddress, Int32(width), nil) }
+            guard ok != 0 else { throw error(image, source: source, during: "in its image data") }
+            return GrayImage16(width: width, height: height, pixels: samples)
+        }
+        image.format = UInt32(PNG_FORMAT_GRAY)
+        var gray = [UInt8](repeating: 0, count: count)
+        let ok = gray.withUnsafeMutableBytes { out in png_image_finish_read(&image, nil, out.baseAddress, Int32(width), nil) }
+        guard ok != 0 else { throw error(image, source: source, during: "in its image data") }
+        return GrayImage16(width: width, height: height, pixels: gray.map { UInt16($0) })
+    }
+
+    /// The chunk before the image data that makes libpng's simplified reader
+    /// convert 16-bit samples: `sRGB`, `iCCP`, or a `gAMA` other than 1.0. Nil when none.
+    static func gammaTag(_ bytes: UnsafeRawBufferPointer) -> String? {
+        var i = 8
+        func be32(_ at: Int) -> Int { Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]) }
+        while i + 8 <= bytes.count {
+            let length = be32(i)
+            let type = String(decoding: [bytes[i + 4], bytes[i + 5], bytes[i + 6], bytes[i + 7]], as: UTF8.self)
+            if type == "IDAT" || type == "IEND" { return nil }
+            if type == "sRGB" || type == "iCCP" { return "an \(type) chunk" }
+            if type == "gAMA", length == 4, i + 12 <= bytes.count {
+                let gamma = be32(i + 8)
+                if gamma != 100_000 { return "gAMA \(Double(gamma) / 100_000)" }
+            }
+            guard length >= 0, length <= bytes.count else { return nil }
+            i += 12 + length
+        }
+        return nil
+    }
+
+    /// Compresses 16-bit gray samples as stored (png_image_write_to_memory with
+    /// PNG_FORMAT_LINEAR_Y: a 16-bit gray PNG tagged gAMA 1.0, samples unchanged).
+    static func encode16(_ image16: GrayImage16) throws(ImageError) -> [UInt8] {
+        let width = image16.width, height = image16.height
+        guard width > 0, height > 0, width <= 1 << 24, height <= 1 << 24 else {
+            throw ImageError(.encode, source: "<memory>", "cannot write a \(width)x\(height) PNG")
+        }
+        var image = png_image()
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        image.width = UInt32(width)
+        image.height = UInt32(height)
+        image.format = UInt32(PNG_FORMAT_LINEAR_Y)
+        defer { png_image_free(&image) }
+        var size = 0
+        let stride = Int32(width)
+        let sized = image16.pixels.withUnsafeBytes { src in
+            png_image_write_to_memory(&image, nil, &size, 0, src.baseAddress, stride, nil)
+        }
+        guard sized != 0, size > 0 else { throw encodeError(image) }
+        var out = [UInt8](repeating: 0, count: size)
+        let ok = out.withUnsafeMutableBytes { dst in
+            image16.pixels.withUnsafeBytes { src in
+                png_image_write_to_memory(&image, dst.baseAddress, &size, 0, src.baseAddress, stride, nil)
+            }
+        }
+        guard ok != 0 else { throw encodeError(image) }
+        return Array(out.prefix(size))
+    }
+
     /// Compresses 8-bit samples, 1 (gray) or 3 (RGB) channels (png_image_write_to_memory).
     static func encode(_ pixels: [UInt8], width: Int, height: Int, channels: Int) throws(ImageError) -> [UInt8] {
         guard width > 0, height > 0, width <= 1 << 24, height <= 1 << 24 else {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VPSImageIO
 @testable import PackBuilder
 
 @Suite("synthetic venues")
@@ -22,7 +23,7 @@ struct SynthTests {
         _ = try SyntheticCapture.write(Self.tinyOptions(), to: a)
         _ = try SyntheticCapture.write(Self.tinyOptions(), to: b)
         _ = try SyntheticCapture.write(Self.tinyOptions(seed: 4), to: c)
-        let files = ["transforms.json", "queries.json", "images/frame_00001.jpg", "depth/frame_00002.pgm", "queries/query_000.jpg", "outside/noise.jpg"]
+        let files = ["transforms.json", "queries.json", "images/frame_00001.jpg", "depth/frame_00002.png", "queries/query_000.jpg", "outside/noise.jpg"]
         for f in files {
             let x = try Data(contentsOf: a.appendingPathComponent(f)), y = try Data(contentsOf: b.appendingPathComponent(f))
             #expect(x == y, "\(f) differs between two runs with the same seed")
@@ -44,7 +45,11 @@ struct SynthTests {
         let venue = Venue.make(options.venue, seed: options.seed, detail: 64)
         let k = try transforms.intrinsics(of: 0)
         let pose = try transforms.pose(of: 0)
-        let depth = try DepthImage.read(dir.appendingPathComponent(try #require(transforms.frames[0].depthFilePath)))
+        let depthPath = try #require(transforms.frames[0].depthFilePath)
+        #expect(depthPath.hasSuffix(".png"), "depth_file_path \(depthPath)")
+        let depthBytes = try Data(contentsOf: dir.appendingPathComponent(depthPath))
+        #expect(ImageDecoder.sniff(depthBytes) == .png && depthBytes[24] == 16 && depthBytes[25] == 0, "not a 16-bit gray PNG")
+        let depth = try DepthImage.read(dir.appendingPathComponent(depthPath))
         #expect(depth.width == k.width && depth.height == k.height)
         var checked = 0
         for y in stride(from: 1, to: k.height, by: 5) {
@@ -64,6 +69,27 @@ struct SynthTests {
             }
         }
         #expect(checked > 40)
+    }
+
+    @Test("depth from older captures, 16-bit PGM, reads the same as the PNG")
+    func depthFromPGM() throws {
+        var options = Self.tinyOptions()
+        options.frames = 2
+        options.queries = 0
+        let dir = try TestSupport.temporaryDirectory("synth-depth-pgm")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        _ = try SyntheticCapture.write(options, to: dir)
+        let png = dir.appendingPathComponent("depth/frame_00000.png")
+        let fromPNG = try DepthImage.read(png)
+        #expect(fromPNG.values.contains { $0 > 0 }, "the depth image holds no surface")
+        let pgm = dir.appendingPathComponent("depth/frame_00000.pgm")
+        try Data(ImageEncoder.pgm(GrayImage16(width: fromPNG.width, height: fromPNG.height, pixels: fromPNG.values))).write(to: pgm)
+        let fromPGM = try DepthImage.read(pgm)
+        #expect(fromPGM.width == fromPNG.width && fromPGM.height == fromPNG.height)
+        #expect(fromPGM.values == fromPNG.values)
+        // A colour image where depth is expected is refused with the file named.
+        let jpeg = dir.appendingPathComponent("images/frame_00000.jpg")
+        #expect(throws: BuildError.self) { _ = try DepthImage.read(jpeg) }
     }
 
     @Test("a 3D point seen in one frame projects where the next frame sees it")

@@ -150,7 +150,8 @@ enum VerifyCommand: Command {
                 if let file = error.filePath { object["damaged"] = [file] }
                 output.json(object)
             }
-            output.err("vpspack verify: \(path): \(message)")
+            // Name the archive once: some errors (opening it) already carry its path.
+            output.err("vpspack verify: " + (message.contains(path) ? message : "\(path): \(message)"))
             if case .io = error { return .ioError }
             return .checkFailed
         }
