@@ -42,6 +42,13 @@ struct NetworkEndToEndTests {
         #expect(try scene.installedVersion() == 1)
     }
 
+    /// How every case that recovers must end: exit 0, version 2 installed, `verify --all` clean.
+    func expectInstalledVersionTwo(_ run: Run, _ scene: NetworkScene, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(run.status == 0, "\(run.stderr)", sourceLocation: sourceLocation)
+        #expect(try scene.installedVersion() == 2, sourceLocation: sourceLocation)
+        #expect(try scene.verifyIsClean(), sourceLocation: sourceLocation)
+    }
+
     /// How every failure case must end: its exit status, each message on stderr,
     /// version 1 still installed and `verify --all` clean.
     func expectRefused(
@@ -95,9 +102,7 @@ struct NetworkEndToEndTests {
         defer { server.stop() }
         try installVersionOne(scene, server)
         let run = try download(scene, server)
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(try scene.installedVersion() == 2)
-        #expect(try scene.verifyIsClean())
+        try expectInstalledVersionTwo(run, scene)
     }
 
     @Test func wrongBytesInstallNothingAndKeepTheOldVersion() throws {
@@ -136,9 +141,7 @@ struct NetworkEndToEndTests {
         defer { server.stop() }
         try installVersionOne(scene, server)
         let run = try download(scene, server)
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(try scene.installedVersion() == 2)
-        #expect(try scene.verifyIsClean())
+        try expectInstalledVersionTwo(run, scene)
     }
 
     @Test func stallingServerTimesOutAndKeepsTheOldVersion() throws {
@@ -193,9 +196,7 @@ struct NetworkEndToEndTests {
         defer { server.stop() }
         try installVersionOne(scene, server)
         let run = try download(scene, server)
-        #expect(run.status == 0, "\(run.stderr)")
-        #expect(try scene.installedVersion() == 2)
-        #expect(try scene.verifyIsClean())
+        try expectInstalledVersionTwo(run, scene)
         let archiveRequests = server.requests.filter { $0.path.hasSuffix("/demo-2.vpspack") }
         #expect(archiveRequests.count == 2)
         #expect(archiveRequests.last?.headers["if-range"] == "\"first\"", "the resume asked with the old validator and got the whole file")
@@ -242,9 +243,7 @@ struct NetworkEndToEndTests {
         #expect(kept >= 100_000 && kept < 1_000_000)
 
         let resumed = try download(scene, server)
-        #expect(resumed.status == 0, "\(resumed.stderr)")
-        #expect(try scene.installedVersion() == 2)
-        #expect(try scene.verifyIsClean())
+        try expectInstalledVersionTwo(resumed, scene)
         let last = server.requests.filter { $0.path.hasSuffix("/demo-2.vpspack") }.last
         #expect(last?.headers["range"]?.hasPrefix("bytes=") == true && last?.headers["range"] != "bytes=0-")
         #expect(last?.headers["if-range"] == "\"v2\"")
