@@ -58,17 +58,7 @@ enum StoreCLI {
         env.removeValue(forKey: "VPSPACK_PAUSE_POINT")
         env.removeValue(forKey: "VPSPACK_STORE")
         for (k, v) in environment { env[k] = v }
-        process.environment = env
-        process.currentDirectoryURL = dir
-        let id = UUID().uuidString
-        let out = dir.appendingPathComponent(".out-\(id)")
-        let err = dir.appendingPathComponent(".err-\(id)")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let (out, err) = try CapturedProcess.launch(process, in: dir, environment: env)
         return RunningCLI(process: process, stdoutFile: out, stderrFile: err)
     }
 

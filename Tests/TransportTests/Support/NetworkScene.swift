@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import PackFormat
 import PackTransport
 import Testing
@@ -61,17 +62,7 @@ final class NetworkScene {
         env["VPSPACK_HTTP_ATTEMPTS"] = "3"
         env["VPSPACK_HTTP_BACKOFF"] = "0.01"
         for (k, v) in environment { env[k] = v }
-        process.environment = env
-        process.currentDirectoryURL = root
-        let id = UUID().uuidString
-        let out = root.appendingPathComponent(".out-\(id)")
-        let err = root.appendingPathComponent(".err-\(id)")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let (out, err) = try CapturedProcess.launch(process, in: root, environment: env)
         return (process, out, err)
     }
 
