@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Localizer
 import VPSImageIO
@@ -48,6 +49,32 @@ struct DescribeAtPositionsTests {
         let around = extractor.describe(Self.image, at: [.init(x: k3.x + 0.6, y: k3.y - 0.6, level: 3), .init(x: k3.x + 1.2, y: k3.y, level: 3)])
         #expect(around[0] == out[2])
         if case .described(let next, _) = around[1] { #expect(next.x > k3.x + 1.6 && next.y == k3.y) } else { Issue.record("\(around[1])") }
+    }
+
+    @Test("snapping moves a nearby position onto the extractor's corner and reports flat places")
+    func snapsToCorners() throws {
+        let extractor = FeatureExtractor(.init(maxFeatures: 500))
+        let features = extractor.extract(Self.image)
+        // Keypoints of levels 0 and 2, each asked for 1.2 level pixels away from where it was found.
+        let picked = features.keypoints.indices.filter { [0, 2].contains(features.keypoints[$0].octave) }.prefix(120)
+        try #require(picked.count >= 60)
+        let requests = picked.map { i -> FeatureExtractor.PositionRequest in
+            let k = features.keypoints[i]
+            let step = 1.2 * Float(pow(1.2, Double(k.octave)))
+            return .init(x: k.x + step, y: k.y - step * 0.5, level: k.octave, snapRadius: 2)
+        }
+        let out = extractor.describe(Self.image, at: requests)
+        var exact = 0
+        for (j, i) in picked.enumerated() {
+            if case .described(let k, let d) = out[j], k == features.keypoints[i], d == features.descriptors[i] { exact += 1 }
+        }
+        // Another FAST corner (not kept by the extractor's budget) may be nearer the shifted position; most are not.
+        #expect(Double(exact) >= 0.8 * Double(picked.count), "\(exact) of \(picked.count) snapped back to their keypoint")
+        // A flat image has no corner to snap to: reported, not described at the position.
+        let flat = GrayImage(width: 200, height: 200, pixels: [UInt8](repeating: 128, count: 200 * 200))
+        #expect(extractor.describe(flat, at: [.init(x: 100, y: 100, level: 0, snapRadius: 3), .init(x: 3, y: 100, level: 0, snapRadius: 3)])
+                == [.noCornerNearby, .tooCloseToBorder])
+        if case .described = extractor.describe(flat, at: [.init(x: 100, y: 100, level: 0)])[0] {} else { Issue.record("unsnapped flat position not described") }
     }
 
     @Test("positions near the border or outside the image are reported, not dropped")

@@ -21,11 +21,17 @@ extension FeatureExtractor {
         public var y: Float
         /// The pyramid level (0 = input resolution; level `l` is `scaleFactor^l` times smaller).
         public var level: Int
+        /// When positive, the position moves to the nearest FAST corner (the
+        /// extractor's detector and threshold, after non-maximum suppression)
+        /// within this many level pixels: the pixel the extractor would report
+        /// for that corner. 0 describes the position itself.
+        public var snapRadius: Float
 
-        public init(x: Float, y: Float, level: Int) {
+        public init(x: Float, y: Float, level: Int, snapRadius: Float = 0) {
             self.x = x
             self.y = y
             self.level = level
+            self.snapRadius = snapRadius
         }
     }
 
@@ -41,6 +47,9 @@ extension FeatureExtractor {
         /// The image is too small to have this pyramid level (or the level is
         /// negative or beyond the configuration's `levels`).
         case noSuchLevel
+        /// The request asked to snap to a corner and the detector found none
+        /// within `snapRadius` (the position itself is inside the border).
+        case noCornerNearby
     }
 
     /// The number of pyramid levels ``extract(_:)`` builds for an image of this size.
@@ -80,6 +89,8 @@ extension FeatureExtractor {
             let sx = Float(image.width) / Float(w), sy = Float(image.height) / Float(h)
             let size = Self.patchSize * (sx + sy) / 2
             let b = Self.border
+            let corners = members.contains { requests[$0].snapRadius > 0 }
+                ? CornerLookup(FAST.detect(level, threshold: c.fastThreshold, border: b)) : CornerLookup([])
             level.pixels.withUnsafeBufferPointer { src in
                 smoothed.pixels.withUnsafeBufferPointer { sm in
                     Orientation.halfWidths.withUnsafeBufferPointer { hw in
@@ -92,8 +103,16 @@ extension FeatureExtractor {
                                         out[i] = .tooCloseToBorder
                                         continue
                                     }
-                                    let x = Int(fx.rounded()), y = Int(fy.rounded())
-                                    guard x >= b, y >= b, x < w - b, y < h - b else {
+                                    var x = Int(fx.rounded()), y = Int(fy.rounded())
+                                    let inside = x >= b && y >= b && x < w - b && y < h - b
+                                    if requests[i].snapRadius > 0 {
+                                        guard let corner = corners.nearest(x: fx, y: fy, within: requests[i].snapRadius) else {
+                                            out[i] = inside ? .noCornerNearby : .tooCloseToBorder
+                                            continue
+                                        }
+                                        x = Int(corner.x)
+                                        y = Int(corner.y)
+                                    } else if !inside {
                                         out[i] = .tooCloseToBorder
                                         continue
                                     }
@@ -122,5 +141,39 @@ extension FeatureExtractor {
         let requests = positions.flatMap { p in levels.map { PositionRequest(x: p.x, y: p.y, level: $0) } }
         let flat = describe(image, at: requests)
         return positions.indices.map { p in Array(flat[(p * levels.count)..<((p + 1) * levels.count)]) }
+    }
+}
+
+/// FAST corners of one level on a grid of 8-pixel cells, for nearest-corner queries.
+private struct CornerLookup {
+    private var cells: [Int: [Corner]] = [:]
+    private static let cell: Float = 8
+
+    init(_ corners: [Corner]) {
+        for c in corners { cells[Self.key(Int(c.x) >> 3, Int(c.y) >> 3), default: []].append(c) }
+    }
+
+    private static func key(_ cx: Int, _ cy: Int) -> Int { cx &* 1_000_003 &+ cy }
+
+    /// The corner nearest (x, y) within `radius` level pixels; ties go to the higher FAST score.
+    func nearest(x: Float, y: Float, within radius: Float) -> Corner? {
+        var best: Corner?
+        var bestD = radius * radius
+        let x0 = Int(((x - radius) / Self.cell).rounded(.down)), x1 = Int(((x + radius) / Self.cell).rounded(.down))
+        let y0 = Int(((y - radius) / Self.cell).rounded(.down)), y1 = Int(((y + radius) / Self.cell).rounded(.down))
+        guard x1 - x0 < 64, y1 - y0 < 64 else { return nil }
+        for cx in x0...x1 {
+            for cy in y0...y1 {
+                for c in cells[Self.key(cx, cy)] ?? [] {
+                    let dx = Float(c.x) - x, dy = Float(c.y) - y
+                    let d = dx * dx + dy * dy
+                    if d < bestD || (d == bestD && best.map { c.score > $0.score } ?? true) {
+                        bestD = d
+                        best = c
+                    }
+                }
+            }
+        }
+        return best
     }
 }

@@ -61,66 +61,6 @@ public enum PackBuild {
         return try writePack(points: points.map(MergedPoint.init), keyframes: keyframes, validation: validationRecords,
                              frames: n, observations: observations, output: output, options: options, start: start, progress: progress)
     }
-
-    /// Builds a pack from a COLMAP model: our descriptors are computed at every
-    /// observation of every 3D point (the nearest detected feature within 2.5 px).
-    public static func fromCOLMAP(_ directory: URL, images: URL, output: URL, options: BuildOptions,
-                                  progress: (BuildProgress) -> Void = { _ in }) throws(BuildError) -> BuildSummary {
-        let start = Date()
-        let model = try COLMAPModel.read(directory: directory)
-        let alignment = model.worldAlignment(estimateUp: options.estimateUp)
-        let ordered = model.images.values.sorted { $0.id < $1.id }
-        let poses = ordered.map { image -> CapturePose in
-            var p = model.packPose(of: image, alignment: alignment)
-            p.position *= options.scale
-            return p
-        }
-        let floors = floorNumbers(poses.map(\.position.y), storey: options.storey)
-        let validation = validationIndices(count: ordered.count, requested: options.validationFrames ?? (ordered.count >= 10 ? nil : 0))
-        let extractor = FeatureExtractor(.init(maxFeatures: options.maxFeatures, parallel: true))
-        var descriptors: [Int64: [SIMD4<UInt64>]] = [:]
-        var keyframes: [MapKeyframe] = []
-        var observations = 0
-        var imageOptions = options
-        imageOptions.imagesDirectory = images
-        let mapping = ordered.indices.filter { !validation.contains($0) }
-        for (step, k) in mapping.enumerated() {
-            let image = ordered[k]
-            guard let camera = model.cameras[image.cameraID]?.intrinsics else { continue }
-            let decoded = try loadImage(image.name, base: images, options: imageOptions, camera: camera)
-            let features = extractor.extract(decoded.image)
-            let r = Double(decoded.reduction)
-            keyframes.append(keyframe(id: image.id, name: image.name, pose: poses[k], camera: camera, floor: floors[k]))
-            let lookup = KeypointGrid(features.keypoints, cell: 8)
-            for o in image.observations where o.point3D >= 0 {
-                // COLMAP pixel centres are at +0.5; keypoints have them at integers, in the reduced image.
-                guard let f = lookup.nearest(x: o.x / r - 0.5, y: o.y / r - 0.5, within: 3) else { continue }
-                var list = descriptors[o.point3D, default: []]
-                if list.count < 8 { list.append(features.descriptors[f]) }
-                descriptors[o.point3D] = list
-                observations += 1
-            }
-            progress(BuildProgress(stage: "images", done: step + 1, total: mapping.count))
-        }
-        var points: [MergedPoint] = []
-        for id in model.points.keys.sorted() {
-            guard let list = descriptors[id], let p = model.points[id] else { continue }
-            let position = alignment * p.position * options.scale
-            let observers = p.track.compactMap { e in ordered.firstIndex { $0.id == e.imageID } }
-            let floor = observers.map { floors[$0] }.min() ?? 0
-            points.append(MergedPoint(position: position, descriptors: representativeDescriptors(list), colour: SIMD3(Double(p.color.x), Double(p.color.y), Double(p.color.z)),
-                                      observations: list.count, floor: floor))
-        }
-        let validationRecords = try validation.sorted().map { k throws(BuildError) in
-            let image = ordered[k]
-            guard let camera = model.cameras[image.cameraID]?.intrinsics else {
-                throw BuildError.badData("image \(image.id) uses an unknown camera \(image.cameraID)")
-            }
-            return ValidationFrame(name: image.name, source: images.appendingPathComponent(image.name), pose: poses[k], camera: camera, floor: floors[k])
-        }
-        return try writePack(points: points, keyframes: keyframes, validation: validationRecords, frames: ordered.count,
-                             observations: observations, output: output, options: options, start: start, progress: progress)
-    }
 }
 
 /// One frame's features with what triangulation needs.
@@ -165,40 +105,4 @@ struct ValidationFrame {
     var pose: CapturePose
     var camera: CaptureCamera
     var floor: Int
-}
-
-/// Nearest-keypoint lookup on a coarse grid.
-struct KeypointGrid {
-    private var cells: [Int: [Int]] = [:]
-    private let keypoints: [Keypoint]
-    private let cell: Double
-
-    init(_ keypoints: [Keypoint], cell: Double) {
-        self.keypoints = keypoints
-        self.cell = cell
-        for (i, k) in keypoints.enumerated() { cells[key(Double(k.x), Double(k.y)), default: []].append(i) }
-    }
-
-    private func key(_ x: Double, _ y: Double) -> Int {
-        Int((x / cell).rounded(.down)) &* 100_003 &+ Int((y / cell).rounded(.down))
-    }
-
-    func nearest(x: Double, y: Double, within r: Double) -> Int? {
-        var best: Int?
-        var bestD = r * r
-        let cx = Int((x / cell).rounded(.down)), cy = Int((y / cell).rounded(.down))
-        for dx in -1...1 {
-            for dy in -1...1 {
-                for i in cells[(cx + dx) &* 100_003 &+ (cy + dy)] ?? [] {
-                    let ddx = Double(keypoints[i].x) - x, ddy = Double(keypoints[i].y) - y
-                    let d = ddx * ddx + ddy * ddy
-                    if d <= bestD {
-                        bestD = d
-                        best = i
-                    }
-                }
-            }
-        }
-        return best
-    }
 }

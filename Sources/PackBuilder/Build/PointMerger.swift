@@ -32,7 +32,7 @@ struct PointMerger {
     private var grid: [SIMD3<Int32>: [Int32]] = [:]
     let voxel: Double
     let maxHamming: Int
-    let maxStoredDescriptors = 8
+    static let maxStoredDescriptors = 8
 
     init(voxel: Double = 0.05, maxHamming: Int = 64) {
         self.voxel = voxel
@@ -80,7 +80,7 @@ struct PointMerger {
             p.sum += position
             p.sumSquares += dot(position, position)
             p.count += 1
-            if p.descriptors.count < maxStoredDescriptors { p.descriptors.append(descriptor) }
+            if p.descriptors.count < Self.maxStoredDescriptors { p.descriptors.append(descriptor) }
             p.colour += colour
             if p.lastFrame != frame {
                 p.frames += 1
