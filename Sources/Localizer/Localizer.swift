@@ -21,10 +21,15 @@ public struct LocalizerOptions: Sendable {
     /// When the first pass yields no pose, a second global pass with this
     /// effort; nil stops after the first.
     public var fallbackPass: IndexEffort? = IndexEffort(tables: HashIndexMatcher.defaultTablesUsed, probeRadius: HashIndexMatcher.defaultProbeRadius)
-    /// Guided matching rounds after a pose: each matches every keypoint
-    /// against the map points the current pose projects within this many
-    /// pixels of it, and solves again. Empty skips guided matching.
-    public var guidedRadii: [Double] = [8, 4]
+    /// Guided matching rounds after a pose (0 skips guided matching). Each
+    /// round matches every keypoint against the map points the current pose
+    /// projects near it, and solves again.
+    public var guidedRounds = 2
+    /// The first guided round's search radius, in pixels.
+    public var guidedRadius: Double = 8
+    /// Later rounds search within this many times the previous pose's mean
+    /// reprojection error (at least 2 px, at most ``guidedRadius``).
+    public var guidedTightening: Double = 2
     /// Keep the decoded image, keypoints and matches in the result (for `--debug-image`).
     public var collectDebug = false
 
@@ -157,8 +162,10 @@ public struct Localizer: Sendable {
         }
         // Guided rounds: each starts from the best pose so far and is kept only
         // when it localizes with at least as many inliers.
-        for radius in options.guidedRadii {
+        for round in 0..<options.guidedRounds {
             guard best.outcome.localized, let previous = best.outcome.estimate else { break }
+            let radius = round == 0 ? options.guidedRadius
+                : min(options.guidedRadius, max(2, options.guidedTightening * previous.meanReprojectionError))
             let guided = attempt {
                 ProjectionMatcher(radius: radius, maxDistance: options.maxDistance, ratio: options.ratio).match(
                     keypoints: features.keypoints, descriptors: features.descriptors, worldToCamera: previous.pose,
