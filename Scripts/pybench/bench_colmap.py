@@ -2,6 +2,12 @@
 
 usage: bench_colmap.py DATA_DIR OUT_DIR NAME=VPSPACK_BINARY [NAME=VPSPACK_BINARY ...]
 
+The peer, "opencv-sift", does the same with COLMAP's own kind of feature: every
+observation gets OpenCV SIFT descriptors computed at its position at five sizes
+(4 to 64 px; COLMAP stores no scale either), queries are detected and described by
+OpenCV SIFT, matched with a 0.8 ratio test between different points, and posed by
+cv2.solvePnPRansac (4 px, at least 12 inliers), in COLMAP's frame.
+
 DATA_DIR holds reconstruction/ (a COLMAP text model) and images/. For every
 binary (the first is "ours", the others are peers measured in the same run):
 
@@ -122,6 +128,84 @@ def score(result, truth):
             "rotation": quat_angle(result["rotation"], truth["rotation"])}
 
 
+def read_poses(directory):
+    """COLMAP's images: name -> (R world-to-camera, t, [(x, y, point id)])."""
+    _, imgs, pts = read_text_model(directory)
+    images = {}
+    for i in range(0, len(imgs) - 1, 2):
+        if not imgs[i].strip():
+            continue
+        f = imgs[i].split()
+        qw, qx, qy, qz = map(float, f[1:5])
+        r = np.array([[1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qz * qw), 2 * (qx * qz + qy * qw)],
+                      [2 * (qx * qy + qz * qw), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qx * qw)],
+                      [2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw), 1 - 2 * (qx * qx + qy * qy)]])
+        o = imgs[i + 1].split()
+        obs = [(float(o[j]), float(o[j + 1]), int(o[j + 2])) for j in range(0, len(o), 3)]
+        images[f[9]] = (r, np.array(list(map(float, f[5:8]))), obs)
+    points = {int(l.split()[0]): np.array(list(map(float, l.split()[1:4]))) for l in pts}
+    return images, points
+
+
+def opencv_peer(data, made, names):
+    """The SIFT peer: full map and one map per held-out image; rows as score() gives them."""
+    images, points = read_poses(os.path.join(data, "reconstruction"))
+    sift = cv2.SIFT_create()
+    per_image = {}
+    for name in names:
+        gray = cv2.imread(os.path.join(data, "images", name), cv2.IMREAD_GRAYSCALE)
+        obs = [(x - 0.5, y - 0.5, pid) for x, y, pid in images[name][2] if pid >= 0 and pid in points]
+        found = []
+        for size in [4, 8, 16, 32, 64]:
+            kps = [cv2.KeyPoint(x, y, size, 0) for x, y, _ in obs]
+            kept, des = sift.compute(gray, kps)
+            # compute() drops keypoints it cannot describe; match the survivors back by position.
+            where = {(round(o[0], 3), round(o[1], 3)): o[2] for o in obs}
+            for k, d in zip(kept, des):
+                pid = where.get((round(k.pt[0], 3), round(k.pt[1], 3)))
+                if pid is not None:
+                    found.append((pid, d))
+        per_image[name] = found
+
+    def localize_with(map_names, query):
+        ids = [pid for n in map_names for pid, _ in per_image[n]]
+        des = np.array([d for n in map_names for _, d in per_image[n]], dtype=np.float32)
+        k = json.load(open(query[:-4] + ".json"))
+        gray = cv2.imread(query, cv2.IMREAD_GRAYSCALE)
+        kps, qd = sift.detectAndCompute(gray, None)
+        if qd is None or len(kps) < 4:
+            return {"localized": False, "inliers": 0}
+        matches = cv2.BFMatcher(cv2.NORM_L2).knnMatch(qd, des, k=8)
+        obj, img = [], []
+        for m in matches:
+            if not m:
+                continue
+            other = next((x for x in m[1:] if ids[x.trainIdx] != ids[m[0].trainIdx]), None)
+            if other is None or m[0].distance < 0.8 * other.distance:
+                obj.append(points[ids[m[0].trainIdx]])
+                img.append(kps[m[0].queryIdx].pt)
+        if len(obj) < 6:
+            return {"localized": False, "inliers": 0}
+        kmat = np.array([[k["fx"], 0, k["cx"]], [0, k["fy"], k["cy"]], [0, 0, 1]])
+        ok, rvec, tvec, inl = cv2.solvePnPRansac(np.array(obj), np.array(img), kmat, None, reprojectionError=4.0,
+                                                 iterationsCount=2000, confidence=0.999)
+        n = 0 if inl is None else len(inl)
+        if not ok or n < 12:
+            return {"localized": False, "inliers": n}
+        r_est = cv2.Rodrigues(rvec)[0]
+        r_true, t_true, _ = images[os.path.basename(query).split("-")[0] + ".jpg"]
+        c_est, c_true = -r_est.T @ tvec.ravel(), -r_true.T @ t_true
+        cos = (np.trace(r_est @ r_true.T) - 1) / 2
+        return {"localized": True, "inliers": n, "position": float(np.linalg.norm(c_est - c_true)),
+                "rotation": math.degrees(math.acos(max(-1.0, min(1.0, cos))))}
+
+    rows = [("full", name, tag, localize_with(names, path)) for name, tag, path in made]
+    for name in names:
+        rows += [("held out", name, tag, localize_with([n for n in names if n != name], path)) for n2, tag, path in made if n2 == name]
+    used = {pid for n in names for pid, _ in per_image[n]}
+    return {"points": len(used), "descriptors": sum(len(per_image[n]) for n in names), "rows": rows}
+
+
 def main():
     data, out = sys.argv[1], sys.argv[2]
     binaries = [a.split("=", 1) for a in sys.argv[3:]]
@@ -154,6 +238,9 @@ def main():
         report[label] = {"points": summary["points"], "descriptors": summary["descriptors"], "baseline": baseline, "rows": rows}
 
     labels = [b[0] for b in binaries]
+    report["opencv-sift"] = opencv_peer(data, made, names)
+    report["opencv-sift"]["baseline"] = report[labels[0]]["baseline"]
+    labels.append("opencv-sift")
     print(f"model: {len(names)} images; mean distance between cameras {report[labels[0]]['baseline']:.3f} model units")
     for label in labels:
         r = report[label]
@@ -183,6 +270,24 @@ def main():
                   f"median position error {med_p:.4f} ({100 * med_p / report[label]['baseline']:.2f} % of the camera spacing), "
                   f"median rotation error {med_r:.3f} deg")
     json.dump(report, open(os.path.join(out, "report.json"), "w"), indent=1)
+
+    def figures(label):
+        r = report[label]
+        out = {"points": r["points"]}
+        for kind in ["full", "held out"]:
+            sel = [row[3] for row in r["rows"] if row[0] == kind]
+            ok = [x for x in sel if x["localized"]]
+            out[f"{kind} localized"] = len(ok)
+            out[f"{kind} within 2 % of spacing, 1 deg"] = sum(1 for x in ok if x["position"] <= 0.02 * r["baseline"] and x["rotation"] <= 1)
+            out[f"{kind} median inliers"] = float(np.median([x["inliers"] for x in sel]))
+        return out
+
+    ours, peer = figures(labels[0]), figures("opencv-sift")
+    n = len(made)
+    for measure, value in ours.items():
+        ratio = f"{value / peer[measure]:.2f}" if peer[measure] else "-"
+        unit = f" (of {n})" if "localized" in measure or "within" in measure else ""
+        print(f"RESULT\tcolmap\t{measure}{unit}\t{value:g}\t{peer[measure]:g}\t{ratio}\t")
 
 
 if __name__ == "__main__":
