@@ -91,16 +91,22 @@ extension PackBuild {
         return added
     }
 
+    /// The smallest parallax (degrees) a triangulated match needs.
+    static let minimumParallax = 3.0
+
     /// Matches a frame's features against earlier frames and triangulates the
-    /// matches that pass the checks: mutual best match with a ratio test,
-    /// parallax of at least 2°, in front of both cameras, reprojection error
-    /// under 2 px in both. Returns the observations added.
+    /// matches that pass the checks: best match with a ratio test, parallax of
+    /// at least ``minimumParallax``, in front of both cameras, reprojection
+    /// error under 2 px in both. Of the frames that pass, the one with the
+    /// widest parallax is used. Returns the observations added.
     static func triangulate(_ current: FrameFeatures, against window: [FrameFeatures], into merger: inout PointMerger) -> Int {
         var added = 0
         let cur = current.features
         let others = window.reversed().filter { length($0.pose.position - current.pose.position) > 0.05 }
         for (i, da) in cur.descriptors.enumerated() {
-            // The newest earlier frame where this feature triangulates well.
+            // Of the earlier frames where this feature triangulates well, the one with the widest parallax
+            // (the newest on ties): depth error shrinks as parallax grows.
+            var chosen: (x: SIMD3<Double>, other: FrameFeatures, j: Int, parallax: Double)?
             for other in others {
                 let b = other.features
                 var best = Int.max, second = Int.max, bestJ = -1
@@ -119,7 +125,8 @@ extension PackBuild {
                 let ra = current.pose.rotation * current.camera.ray(pixel(ka, current.reduction))
                 let rb = other.pose.rotation * other.camera.ray(pixel(kb, other.reduction))
                 guard let x = Triangulation.point(origins: [current.pose.position, other.pose.position], directions: [ra, rb]) else { continue }
-                guard Triangulation.parallaxDegrees(x, centres: [current.pose.position, other.pose.position]) >= 2 else { continue }
+                let parallax = Triangulation.parallaxDegrees(x, centres: [current.pose.position, other.pose.position])
+                guard parallax >= minimumParallax else { continue }
                 var ok = true
                 for (f, k) in [(current, ka), (other, kb)] {
                     let c = f.pose.toCamera(x)
@@ -128,14 +135,16 @@ extension PackBuild {
                     if (e * e).sum() > 4 * Double(f.reduction * f.reduction) { ok = false; break }
                 }
                 guard ok else { continue }
-                let depthA = -current.pose.toCamera(x).z
-                let radius = max(0.02, 4 * pow(1.2, Double(ka.octave)) * Double(current.reduction) * depthA / current.camera.fx)
-                let g = Double(current.image[Int(ka.x.rounded()), Int(ka.y.rounded())])
-                merger.add(x, descriptor: b.descriptors[bestJ], radius: radius, frame: other.index, colour: SIMD3(g, g, g), floor: current.floor)
-                merger.add(x, descriptor: da, radius: radius, frame: current.index, colour: SIMD3(g, g, g), floor: current.floor)
-                added += 2
-                break
+                if parallax > chosen?.parallax ?? 0 { chosen = (x, other, bestJ, parallax) }
             }
+            guard let (x, other, bestJ, _) = chosen else { continue }
+            let ka = cur.keypoints[i]
+            let depthA = -current.pose.toCamera(x).z
+            let radius = max(0.02, 4 * pow(1.2, Double(ka.octave)) * Double(current.reduction) * depthA / current.camera.fx)
+            let g = Double(current.image[Int(ka.x.rounded()), Int(ka.y.rounded())])
+            merger.add(x, descriptor: other.features.descriptors[bestJ], radius: radius, frame: other.index, colour: SIMD3(g, g, g), floor: current.floor)
+            merger.add(x, descriptor: da, radius: radius, frame: current.index, colour: SIMD3(g, g, g), floor: current.floor)
+            added += 2
         }
         return added
     }
