@@ -45,12 +45,14 @@ enum FAST {
         let b = max(border, 8) // SIMD loads overshoot a row by up to 18 bytes; 8 rows keep them inside
         guard w - 2 * b >= 1, h - 2 * b >= 1 else { return [] }
         let t = UInt8(clamping: max(threshold, 1))
-        var result: [Corner] = []
-        // Three rows of scores (a ring buffer) and the columns of each row's corners.
-        let scores = UnsafeMutablePointer<Int32>.allocate(capacity: 3 * w)
-        scores.initialize(repeating: 0, count: 3 * w)
+        // Three rows of scores (a ring buffer; 0: no corner) and the columns of each row's corners.
+        // Every row is written whole, 16 lanes at a time, so a row needs 16 spare lanes.
+        let stride = w + 16
+        let scores = UnsafeMutablePointer<UInt16>.allocate(capacity: 3 * stride)
+        scores.initialize(repeating: 0, count: 3 * stride)
         let columns = UnsafeMutablePointer<Int32>.allocate(capacity: 3 * w)
         var counts = (0, 0, 0)
+        var found = CornerBuffer()
         defer {
             scores.deallocate()
             columns.deallocate()
@@ -60,23 +62,22 @@ enum FAST {
             if slot == 0 { counts.0 = n } else if slot == 1 { counts.1 = n } else { counts.2 = n }
         }
         func suppress(_ y: Int) {
-            let slot = y % 3
-            let prev = scores + ((y + 2) % 3) * w, cur = scores + slot * w, next = scores + ((y + 1) % 3) * w
+            let slot = y % 3, n = count(slot)
+            let prev = scores + ((y + 2) % 3) * stride, cur = scores + slot * stride, next = scores + ((y + 1) % 3) * stride
             let cols = columns + slot * w
-            for k in 0..<count(slot) {
+            let out = found.reserve(n)
+            var kept = 0
+            for k in 0..<n {
                 let x = Int(cols[k])
                 let s = cur[x]
-                // Strictly greater than the neighbours before it in raster order, at least equal to those after.
-                if s > prev[x - 1], s > prev[x], s > prev[x + 1], s > cur[x - 1],
-                   s >= cur[x + 1], s >= next[x - 1], s >= next[x], s >= next[x + 1] {
-                    result.append(Corner(x: Int32(x), y: Int32(y), score: s))
-                }
+                // Strictly greater than the neighbours before it in raster order, at least equal to
+                // those after. Without branches: whether a corner survives is hard to predict.
+                let before = (s > prev[x - 1] ? 1 : 0) & (s > prev[x] ? 1 : 0) & (s > prev[x + 1] ? 1 : 0) & (s > cur[x - 1] ? 1 : 0)
+                let after = (s >= cur[x + 1] ? 1 : 0) & (s >= next[x - 1] ? 1 : 0) & (s >= next[x] ? 1 : 0) & (s >= next[x + 1] ? 1 : 0)
+                out[kept] = Corner(x: Int32(x), y: Int32(y), score: Int32(s))
+                kept &+= before & after
             }
-        }
-        func clear(_ slot: Int) {
-            let row = scores + slot * w, cols = columns + slot * w
-            for k in 0..<count(slot) { row[Int(cols[k])] = 0 }
-            setCount(slot, 0)
+            found.count += kept
         }
 
         image.pixels.withUnsafeBufferPointer { src in
@@ -84,18 +85,20 @@ enum FAST {
             let tv = SIMD16<UInt8>(repeating: t)
             let cap = SIMD16<UInt8>(repeating: 255 &- t)
             let flip = SIMD16<UInt8>(repeating: 0x80)
+            let one = SIMD16<UInt8>(repeating: 1)
+            let laneIndex = SIMD16<UInt8>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
             let o = circle.map { $0.1 * w + $0.0 }
             let (o0, o1, o2, o3, o4, o5, o6, o7) = (o[0], o[1], o[2], o[3], o[4], o[5], o[6], o[7])
             let (o8, o9, o10, o11, o12, o13, o14, o15) = (o[8], o[9], o[10], o[11], o[12], o[13], o[14], o[15])
-                let end = w - b
+            let end = w - b
             for y in b..<(h - b) {
                 let slot = y % 3
-                clear(slot)
-                let row = scores + slot * w, cols = columns + slot * w
+                let row = scores + slot * stride, cols = columns + slot * w
                 var n = 0
                 var x = b
                 while x < end {
                     let p = base + y * w + x
+                    let out = UnsafeMutableRawPointer(row + x)
                     // Pixels are compared as signed bytes (v ^ 0x80), one instruction per compare.
                     @inline(__always) func load(_ off: Int) -> SIMD16<Int8> {
                         unsafeBitCast(UnsafeRawPointer(p + off).loadUnaligned(as: SIMD16<UInt8>.self) ^ flip, to: SIMD16<Int8>.self)
@@ -110,43 +113,53 @@ enum FAST {
                     // (0 or 8) and (4 or 12) is the same as 0&4 | 4&8 | 8&12 | 12&0.
                     let bc = (mask(p0 .> hi) | mask(p8 .> hi)) & (mask(p4 .> hi) | mask(p12 .> hi))
                     let dc = (mask(lo .> p0) | mask(lo .> p8)) & (mask(lo .> p4) | mask(lo .> p12))
-                    guard nonzero(bc | dc) else { x += 16; continue }
+                    guard nonzero(bc | dc) else {
+                        out.storeBytes(of: SIMD16<UInt16>(repeating: 0), as: SIMD16<UInt16>.self)
+                        x += 16
+                        continue
+                    }
                     let p1 = load(o1), p2 = load(o2), p3 = load(o3), p5 = load(o5), p6 = load(o6), p7 = load(o7)
                     let p9 = load(o9), p10 = load(o10), p11 = load(o11), p13 = load(o13), p14 = load(o14), p15 = load(o15)
-                    let barc = arc9(mask(p0 .> hi), mask(p1 .> hi), mask(p2 .> hi), mask(p3 .> hi),
+                    var barc = arc9(mask(p0 .> hi), mask(p1 .> hi), mask(p2 .> hi), mask(p3 .> hi),
                                     mask(p4 .> hi), mask(p5 .> hi), mask(p6 .> hi), mask(p7 .> hi),
                                     mask(p8 .> hi), mask(p9 .> hi), mask(p10 .> hi), mask(p11 .> hi),
                                     mask(p12 .> hi), mask(p13 .> hi), mask(p14 .> hi), mask(p15 .> hi))
-                    let darc = arc9(mask(lo .> p0), mask(lo .> p1), mask(lo .> p2), mask(lo .> p3),
+                    var darc = arc9(mask(lo .> p0), mask(lo .> p1), mask(lo .> p2), mask(lo .> p3),
                                     mask(lo .> p4), mask(lo .> p5), mask(lo .> p6), mask(lo .> p7),
                                     mask(lo .> p8), mask(lo .> p9), mask(lo .> p10), mask(lo .> p11),
                                     mask(lo .> p12), mask(lo .> p13), mask(lo .> p14), mask(lo .> p15))
-                    guard nonzero(barc | darc) else { x += 16; continue }
-                    // SAD scores in 16-bit lanes, for the polarities that have corners (a pixel
-                    // cannot hold a brighter and a darker 9-arc at once).
-                    let hasB = nonzero(barc), hasD = nonzero(darc)
+                    if end - x < 16 { // the row's last block reaches past its end
+                        let inside = mask(laneIndex .< SIMD16<UInt8>(repeating: UInt8(end - x)))
+                        barc &= inside
+                        darc &= inside
+                    }
+                    let corners = barc | darc
+                    guard nonzero(corners) else {
+                        out.storeBytes(of: SIMD16<UInt16>(repeating: 0), as: SIMD16<UInt16>.self)
+                        x += 16
+                        continue
+                    }
+                    // Scores: 1 + the SAD score, summed in 16-bit lanes, for the polarities that have
+                    // corners (a pixel cannot hold a brighter and a darker 9-arc at once); 0 elsewhere.
                     var sums = ByteSums()
-                    if hasB {
+                    sums.add(corners & one)
+                    if nonzero(barc) {
                         @inline(__always) func add(_ v: SIMD16<Int8>) { sums.add(unsafeBitCast(v &- hi, to: SIMD16<UInt8>.self) & mask(v .> hi) & barc) }
                         add(p0); add(p1); add(p2); add(p3); add(p4); add(p5); add(p6); add(p7)
                         add(p8); add(p9); add(p10); add(p11); add(p12); add(p13); add(p14); add(p15)
                     }
-                    if hasD {
+                    if nonzero(darc) {
                         @inline(__always) func add(_ v: SIMD16<Int8>) { sums.add(unsafeBitCast(lo &- v, to: SIMD16<UInt8>.self) & mask(lo .> v) & darc) }
                         add(p0); add(p1); add(p2); add(p3); add(p4); add(p5); add(p6); add(p7)
                         add(p8); add(p9); add(p10); add(p11); add(p12); add(p13); add(p14); add(p15)
                     }
-                    let (even, odd) = sums.split()
-                    let any = unsafeBitCast(barc | darc, to: SIMD2<UInt64>.self)
-                    var word = UInt32(truncatingIfNeeded: spread16(any[0])) | UInt32(truncatingIfNeeded: spread16(any[1])) << 8
-                    let lanes = min(16, end - x)
-                    if lanes < 16 { word &= (1 << UInt32(lanes)) &- 1 }
+                    out.storeBytes(of: sums.lanes(), as: SIMD16<UInt16>.self)
+                    let halves = unsafeBitCast(corners, to: SIMD2<UInt64>.self)
+                    var word = UInt32(truncatingIfNeeded: spread16(halves[0])) | UInt32(truncatingIfNeeded: spread16(halves[1])) << 8
                     while word != 0 {
-                        let lane = word.trailingZeroBitCount
-                        word &= word &- 1
-                        row[x + lane] = Int32(lane & 1 == 0 ? even[lane >> 1] : odd[lane >> 1]) &+ 1
-                        cols[n] = Int32(x + lane)
+                        cols[n] = Int32(x + word.trailingZeroBitCount)
                         n += 1
+                        word &= word &- 1
                     }
                     x += 16
                 }
@@ -156,10 +169,34 @@ enum FAST {
         }
         // The last row: the row after it has no scores.
         let last = h - b - 1
-        clear((last + 1) % 3)
+        (scores + ((last + 1) % 3) * stride).update(repeating: 0, count: stride)
         suppress(last)
-        return result
+        return found.array()
     }
+}
+
+/// A growing buffer of corners, appended to without branches.
+struct CornerBuffer: ~Copyable {
+    private var storage = UnsafeMutablePointer<Corner>.allocate(capacity: 1024)
+    private var capacity = 1024
+    var count = 0
+
+    /// Room for `n` more corners after `count`; returns where they go.
+    mutating func reserve(_ n: Int) -> UnsafeMutablePointer<Corner> {
+        if count + n > capacity {
+            let grown = max(2 * capacity, count + n)
+            let bigger = UnsafeMutablePointer<Corner>.allocate(capacity: grown)
+            bigger.moveInitialize(from: storage, count: count)
+            storage.deallocate()
+            storage = bigger
+            capacity = grown
+        }
+        return storage + count
+    }
+
+    func array() -> [Corner] { Array(UnsafeBufferPointer(start: storage, count: count)) }
+
+    deinit { storage.deallocate() }
 }
 
 extension FAST {
@@ -210,10 +247,13 @@ struct ByteSums {
         odd &+= w &>> 8
     }
 
-    /// The sums of the even and odd lanes (lane `2i` in `even[i]`, `2i + 1` in `odd[i]`).
+    /// The 16 sums in lane order.
     @inline(__always)
-    func split() -> (even: SIMD8<UInt16>, odd: SIMD8<UInt16>) {
-        (words &- (odd &<< 8), odd)
+    func lanes() -> SIMD16<UInt16> {
+        let even = words &- (odd &<< 8)
+        // Interleaved: each 32-bit lane holds an even sum below an odd one.
+        let pairs = SIMD8<UInt32>(truncatingIfNeeded: even) | SIMD8<UInt32>(truncatingIfNeeded: odd) &<< 16
+        return unsafeBitCast(pairs, to: SIMD16<UInt16>.self)
     }
 }
 
