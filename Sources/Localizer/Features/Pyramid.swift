@@ -116,3 +116,56 @@ enum Smooth {
         return GrayImage(width: w, height: h, pixels: out)
     }
 }
+
+extension Smooth {
+    /// How far from its centre a ``window(_:stride:x:y:into:)`` reaches: BRIEF's pattern radius.
+    static let windowRadius = 13
+    /// The row length of a window buffer.
+    static let windowStride = 32
+    /// The bytes a window buffer needs: 27 rows of ``windowStride``.
+    static let windowBytes = (2 * windowRadius + 1) * windowStride
+
+    /// The pixels of ``gaussian7(_:)`` within ``windowRadius`` of (x, y), computed only there:
+    /// row `v`, column `u` of `out` (u, v in 0...26, row length ``windowStride``) is the blurred
+    /// pixel (x - 13 + u, y - 13 + v). The image must extend 16 pixels beyond the window's
+    /// centre on every side, so that no tap reaches a border (where `gaussian7` reflects).
+    ///
+    /// Describing only the kept keypoints, this costs a fraction of blurring whole levels.
+    static func window(_ p: UnsafePointer<UInt8>, stride w: Int, x: Int, y: Int, into out: UnsafeMutablePointer<UInt8>) {
+        let r = windowRadius
+        // Two 16-column blocks, at window columns 0...15 and 11...26.
+        let blockOffsets = (0, 2 * r + 1 - 16)
+        // The horizontal pass over the 33 rows the vertical taps reach, rounded to 8 bits as in gaussian7.
+        let k0 = SIMD16<UInt16>(repeating: 54), k1 = SIMD16<UInt16>(repeating: 49)
+        let k2 = SIMD16<UInt16>(repeating: 34), k3 = SIMD16<UInt16>(repeating: 18)
+        let half = SIMD16<UInt16>(repeating: 128)
+        withUnsafeTemporaryAllocation(of: SIMD16<UInt16>.self, capacity: 2 * (2 * r + 7)) { t in
+            for i in 0..<(2 * r + 7) {
+                let line = p + (y - r - 3 + i) * w + (x - r)
+                for block in 0..<2 {
+                    let q = line + (block == 0 ? blockOffsets.0 : blockOffsets.1)
+                    @inline(__always) func load(_ dx: Int) -> SIMD16<UInt16> {
+                        SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(q + dx).loadUnaligned(as: SIMD16<UInt8>.self))
+                    }
+                    var s = k0 &* load(0)
+                    s &+= k1 &* (load(-1) &+ load(1))
+                    s &+= k2 &* (load(-2) &+ load(2))
+                    s &+= k3 &* (load(-3) &+ load(3))
+                    (t.baseAddress! + 2 * i + block).initialize(to: (s &+ half) &>> 8)
+                }
+            }
+            for v in 0..<(2 * r + 1) {
+                for block in 0..<2 {
+                    @inline(__always) func row(_ dy: Int) -> SIMD16<UInt16> { t[2 * (v + 3 + dy) + block] }
+                    var s = k0 &* row(0)
+                    s &+= k1 &* (row(-1) &+ row(1))
+                    s &+= k2 &* (row(-2) &+ row(2))
+                    s &+= k3 &* (row(-3) &+ row(3))
+                    let bytes = SIMD16<UInt8>(truncatingIfNeeded: (s &+ half) &>> 8)
+                    UnsafeMutableRawPointer(out + v * windowStride + (block == 0 ? blockOffsets.0 : blockOffsets.1))
+                        .storeBytes(of: bytes, as: SIMD16<UInt8>.self)
+                }
+            }
+        }
+    }
+}
