@@ -85,6 +85,7 @@ enum FAST {
             let tv = SIMD16<UInt8>(repeating: t)
             let cap = SIMD16<UInt8>(repeating: 255 &- t)
             let flip = SIMD16<UInt8>(repeating: 0x80)
+            let capS = unsafeBitCast(cap ^ flip, to: SIMD16<Int8>.self), tS = unsafeBitCast(tv ^ flip, to: SIMD16<Int8>.self)
             let one = SIMD16<UInt8>(repeating: 1)
             let laneIndex = SIMD16<UInt8>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
             let o = circle.map { $0.1 * w + $0.0 }
@@ -104,10 +105,11 @@ enum FAST {
                         unsafeBitCast(UnsafeRawPointer(p + off).loadUnaligned(as: SIMD16<UInt8>.self) ^ flip, to: SIMD16<Int8>.self)
                     }
                     let c = UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self)
+                    let cs = unsafeBitCast(c ^ flip, to: SIMD16<Int8>.self)
                     // Brighter means above c + t, darker below c - t. Where c + t would pass 255
                     // the bound is 255, which no pixel exceeds (and 0 where c - t would pass 0).
-                    let hi = unsafeBitCast((pointwiseMin(c, cap) &+ tv) ^ flip, to: SIMD16<Int8>.self)
-                    let lo = unsafeBitCast((pointwiseMax(c, tv) &- tv) ^ flip, to: SIMD16<Int8>.self)
+                    let hi = unsafeBitCast(((c &+ tv) | mask(cs .> capS)) ^ flip, to: SIMD16<Int8>.self)
+                    let lo = unsafeBitCast(((c &- tv) & ~mask(tS .> cs)) ^ flip, to: SIMD16<Int8>.self)
                     let p0 = load(o0), p4 = load(o4), p8 = load(o8), p12 = load(o12)
                     // A 9-arc always covers two neighbouring compass pixels:
                     // (0 or 8) and (4 or 12) is the same as 0&4 | 4&8 | 8&12 | 12&0.

@@ -145,7 +145,7 @@ extension Smooth {
                 for block in 0..<2 {
                     let q = line + (block == 0 ? blockOffsets.0 : blockOffsets.1)
                     @inline(__always) func load(_ dx: Int) -> SIMD16<UInt16> {
-                        SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(q + dx).loadUnaligned(as: SIMD16<UInt8>.self))
+                        widen(UnsafeRawPointer(q + dx).loadUnaligned(as: SIMD16<UInt8>.self))
                     }
                     var s = k0 &* load(0)
                     s &+= k1 &* (load(-1) &+ load(1))
@@ -161,11 +161,27 @@ extension Smooth {
                     s &+= k1 &* (row(-1) &+ row(1))
                     s &+= k2 &* (row(-2) &+ row(2))
                     s &+= k3 &* (row(-3) &+ row(3))
-                    let bytes = SIMD16<UInt8>(truncatingIfNeeded: (s &+ half) &>> 8)
+                    let bytes = narrow((s &+ half) &>> 8)
                     UnsafeMutableRawPointer(out + v * windowStride + (block == 0 ? blockOffsets.0 : blockOffsets.1))
                         .storeBytes(of: bytes, as: SIMD16<UInt8>.self)
                 }
             }
         }
     }
+}
+
+/// The 16 bytes as 16-bit lanes (written out: the generic conversion is not always inlined).
+@inline(__always)
+func widen(_ v: SIMD16<UInt8>) -> SIMD16<UInt16> {
+    var r = SIMD16<UInt16>()
+    for i in 0..<16 { r[i] = UInt16(v[i]) }
+    return r
+}
+
+/// The low bytes of 16-bit lanes.
+@inline(__always)
+func narrow(_ v: SIMD16<UInt16>) -> SIMD16<UInt8> {
+    var r = SIMD16<UInt8>()
+    for i in 0..<16 { r[i] = UInt8(truncatingIfNeeded: v[i]) }
+    return r
 }
