@@ -101,7 +101,7 @@ struct FeaturesFastPathTests {
             for (x, y) in centres {
                 image.pixels.withUnsafeBufferPointer { src in
                     window.withUnsafeMutableBufferPointer { out in
-                        Smooth.window(src.baseAddress!, stride: w, x: x, y: y, into: out.baseAddress!)
+                        Smooth.window(src.baseAddress!, width: w, height: h, x: x, y: y, into: out.baseAddress!)
                     }
                 }
                 for v in 0...(2 * r) {

@@ -161,7 +161,7 @@ public struct FeatureExtractor: Sendable {
                                 let corner = corners[pre[j]]
                                 let x = Int(corner.x), y = Int(corner.y)
                                 let angle = Orientation.angle(src.baseAddress!, stride: w, x: x, y: y, halfWidths: hw)
-                                Smooth.window(src.baseAddress!, stride: w, x: x, y: y, into: sm.baseAddress!)
+                                Smooth.window(src.baseAddress!, width: w, height: h, x: x, y: y, into: sm.baseAddress!)
                                 let d = BRIEF.describe(sm.baseAddress!, stride: Smooth.windowStride, x: r, y: r, angle: angle,
                                                        pattern: pattern, offsets: off)
                                 var degrees = angle * (180 / Float.pi)

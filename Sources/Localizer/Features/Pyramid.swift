@@ -127,12 +127,13 @@ extension Smooth {
 
     /// The pixels of ``gaussian7(_:)`` within ``windowRadius`` of (x, y), computed only there:
     /// row `v`, column `u` of `out` (u, v in 0...26, row length ``windowStride``) is the blurred
-    /// pixel (x - 13 + u, y - 13 + v). The image must extend 16 pixels beyond the window's
-    /// centre on every side, so that no tap reaches a border (where `gaussian7` reflects).
+    /// pixel (x - 13 + u, y - 13 + v) of the `w` x `h` image at `p`. (x, y) must lie 16 pixels
+    /// inside the image, so that no tap reaches a border (where `gaussian7` reflects).
     ///
     /// Describing only the kept keypoints, this costs a fraction of blurring whole levels.
-    static func window(_ p: UnsafePointer<UInt8>, stride w: Int, x: Int, y: Int, into out: UnsafeMutablePointer<UInt8>) {
+    static func window(_ p: UnsafePointer<UInt8>, width w: Int, height h: Int, x: Int, y: Int, into out: UnsafeMutablePointer<UInt8>) {
         let r = windowRadius
+        precondition(x >= r + 3 && y >= r + 3 && x + r + 3 < w && y + r + 3 < h, "Smooth.window: (\(x), \(y)) too close to the border of \(w)x\(h)")
         // Two 16-column blocks, at window columns 0...15 and 11...26.
         let blockOffsets = (0, 2 * r + 1 - 16)
         // The horizontal pass over the 33 rows the vertical taps reach, rounded to 8 bits as in gaussian7.
