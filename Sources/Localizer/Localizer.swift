@@ -15,6 +15,21 @@ public struct LocalizerOptions: Sendable {
     public var ratio: Double = 0.8
     /// Matches farther than this Hamming distance are dropped.
     public var maxDistance: Int = 64
+    /// The first, global matching pass over the map's index. Cheap: most
+    /// images localize from it (docs/matching.md has the figures).
+    public var firstPass = IndexEffort(tables: 4, probeRadius: 0)
+    /// When the first pass yields no pose, a second global pass with this
+    /// effort; nil stops after the first.
+    public var fallbackPass: IndexEffort? = IndexEffort(tables: HashIndexMatcher.defaultTablesUsed, probeRadius: HashIndexMatcher.defaultProbeRadius)
+    /// Guided matching rounds after a pose (0 skips guided matching). Each
+    /// round matches every keypoint against the map points the current pose
+    /// projects near it, and solves again.
+    public var guidedRounds = 2
+    /// The first guided round's search radius, in pixels.
+    public var guidedRadius: Double = 8
+    /// Later rounds search within this many times the previous pose's mean
+    /// reprojection error (at least 2 px, at most ``guidedRadius``).
+    public var guidedTightening: Double = 2
     /// Keep the decoded image, keypoints and matches in the result (for `--debug-image`).
     public var collectDebug = false
 
@@ -111,31 +126,64 @@ public struct Localizer: Sendable {
         timings.features = ms(t0, t1)
 
         let allowed = map.allowedPoints(in: region)
-        var matches: [DescriptorMatch] = []
-        if allowed?.count ?? 1 > 0 {
-            matches = map.matcher.match(features.descriptors, options: MatchOptions(maxDistance: options.maxDistance, ratio: options.ratio, allowed: allowed))
-        }
-        var pixels: [SIMD2<Double>] = []
-        var points: [Vector3] = []
-        pixels.reserveCapacity(matches.count)
-        points.reserveCapacity(matches.count)
-        for m in matches {
-            let k = features.keypoints[m.query]
-            let p = map.data.points[m.point]
-            pixels.append(SIMD2(Double(k.x), Double(k.y)))
-            points.append(Vector3(Double(p.x), Double(p.y), Double(p.z)))
-        }
-        let t2 = now()
-        timings.match = ms(t1, t2)
-
         var solverOptions = options.solver
         if let gravity { solverOptions.estimator.gravity = gravity }
-        var outcome = PoseSolver(options: solverOptions).solve(pixels: pixels, points: points, camera: camera, width: image.width, height: image.height)
+        let solver = PoseSolver(options: solverOptions)
+        let matchOptions = MatchOptions(maxDistance: options.maxDistance, ratio: options.ratio, allowed: allowed)
+        var matchTime: UInt64 = 0, poseTime: UInt64 = 0
+        // One attempt: matches, then the pose they give.
+        func attempt(_ match: () -> [DescriptorMatch]) -> Attempt {
+            let a = now()
+            let matches = match()
+            let pixels = matches.map { SIMD2(Double(features.keypoints[$0.query].x), Double(features.keypoints[$0.query].y)) }
+            let points = matches.map { m in
+                let p = map.data.points[m.point]
+                return Vector3(Double(p.x), Double(p.y), Double(p.z))
+            }
+            let b = now()
+            let outcome = solver.solve(pixels: pixels, points: points, camera: camera, width: image.width, height: image.height)
+            let c = now()
+            matchTime += b - a
+            poseTime += c - b
+            return Attempt(pixels: pixels, outcome: outcome)
+        }
+        func global(_ effort: IndexEffort) -> Attempt {
+            attempt {
+                guard allowed?.count ?? 1 > 0 else { return [] }
+                var matcher = map.matcher
+                matcher.tablesUsed = min(effort.tables, matcher.index.tableCount)
+                matcher.probeRadius = effort.probeRadius
+                return matcher.match(features.descriptors, options: matchOptions)
+            }
+        }
+        var best = global(options.firstPass)
+        if !best.outcome.localized, let fallback = options.fallbackPass, fallback != options.firstPass {
+            best = global(fallback)
+        }
+        // Guided rounds: each starts from the best pose so far and is kept only
+        // when it localizes with at least as many inliers.
+        for round in 0..<options.guidedRounds {
+            guard best.outcome.localized, let previous = best.outcome.estimate else { break }
+            let radius = round == 0 ? options.guidedRadius
+                : min(options.guidedRadius, max(2, options.guidedTightening * previous.meanReprojectionError))
+            let guided = attempt {
+                ProjectionMatcher(radius: radius, maxDistance: options.maxDistance, ratio: options.ratio).match(
+                    keypoints: features.keypoints, descriptors: features.descriptors, worldToCamera: previous.pose,
+                    camera: camera, width: image.width, height: image.height,
+                    index: map.matcher.exact, points: map.data.points, allowed: allowed)
+            }
+            if guided.outcome.localized, guided.outcome.estimate?.inlierCount ?? 0 >= previous.inlierCount {
+                best = guided
+            }
+        }
+        var outcome = best.outcome
+        let pixels = best.pixels
         if allowed?.count == 0 {
             outcome.reason = "the hint region holds no map points"
         }
+        timings.match = Double(matchTime) / 1e6
+        timings.pose = Double(poseTime) / 1e6
         let t3 = now()
-        timings.pose = ms(t2, t3)
         timings.total = ms(t0, t3)
 
         var debug: LocalizationResult.DebugData?
@@ -156,4 +204,23 @@ public struct Localizer: Sendable {
             keypoints: features.count, timings: timings, camera: camera, debug: debug
         )
     }
+}
+
+/// How hard a global matching pass searches the map's index: how many hash
+/// tables it probes and at which radius (``HashIndexMatcher``).
+public struct IndexEffort: Sendable, Hashable {
+    public var tables: Int
+    public var probeRadius: Int
+
+    public init(tables: Int, probeRadius: Int) {
+        precondition(tables >= 1 && (0...1).contains(probeRadius))
+        self.tables = tables
+        self.probeRadius = probeRadius
+    }
+}
+
+/// Matches and the pose they gave, inside ``Localizer/localize(image:camera:region:gravity:options:)``.
+private struct Attempt {
+    var pixels: [SIMD2<Double>]
+    var outcome: PoseOutcome
 }
