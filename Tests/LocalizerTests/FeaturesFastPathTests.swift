@@ -85,6 +85,54 @@ struct FeaturesFastPathTests {
         #expect(FeatureExtractor.byScore([]) == [])
     }
 
+    // MARK: Pyramid
+
+    /// Bilinear resizing written plainly: for each output pixel, its 2 x 2 source pixels and
+    /// 7-bit weights, `(Σ wy·wx·p + 8192) >> 14`.
+    static func referenceResize(_ image: GrayImage, width: Int, height: Int) -> GrayImage {
+        func tap(_ i: Int, _ n: Int, _ sourceCount: Int) -> (Int, Int) {
+            let f = max(0, (Double(i) + 0.5) * Double(sourceCount) / Double(n) - 0.5)
+            var j = Int(f.rounded(.down)), w = Int(((f - Double(j)) * 128).rounded())
+            if w == 128 { j += 1; w = 0 }
+            if j >= sourceCount - 1 { j = max(sourceCount - 2, 0); w = sourceCount == 1 ? 0 : 128 }
+            return (j, w)
+        }
+        var out = GrayImage(width: width, height: height)
+        for y in 0..<height {
+            let (j, wy) = tap(y, height, image.height)
+            let j1 = min(j + 1, image.height - 1)
+            for x in 0..<width {
+                let (i, wx) = tap(x, width, image.width)
+                let i1 = min(i + 1, image.width - 1)
+                let sum = (128 - wy) * ((128 - wx) * Int(image[i, j]) + wx * Int(image[i1, j]))
+                    + wy * ((128 - wx) * Int(image[i, j1]) + wx * Int(image[i1, j1]))
+                out[x, y] = UInt8((sum + 8192) >> 14)
+            }
+        }
+        return out
+    }
+
+    @Test("Pairwise bilinear resizing equals the plain one, for even and odd sizes, down and up")
+    func resizeMatchesReference() throws {
+        let photo = Self.crop(try Self.photograph("03", maxDimension: 960), x: 100, y: 50, width: 333, height: 251)
+        for image in [try Self.query("query_004"), photo] {
+            let w = image.width, h = image.height
+            let sizes = [(Int((Float(w) / 1.2).rounded()), Int((Float(h) / 1.2).rounded())), (w * 5 / 7, h * 5 / 7 | 1),
+                         (w * 5 / 7 & ~1, h * 2 / 3 & ~1), (w + 9, h + 4), (17, 9), (1, 3)]
+            for (width, height) in sizes {
+                let fast = Resize.bilinear(image, width: width, height: height)
+                let plain = Self.referenceResize(image, width: width, height: height)
+                #expect(fast.width == width && fast.height == height)
+                #expect(fast.pixels == plain.pixels, "\(w)x\(h) to \(width)x\(height)")
+            }
+        }
+        // A one-pixel-wide and a one-row source.
+        let column = Self.crop(try Self.query("query_004"), x: 300, y: 0, width: 1, height: 480)
+        let row = Self.crop(try Self.query("query_004"), x: 0, y: 200, width: 640, height: 1)
+        #expect(Resize.bilinear(column, width: 1, height: 400).pixels == Self.referenceResize(column, width: 1, height: 400).pixels)
+        #expect(Resize.bilinear(row, width: 533, height: 1).pixels == Self.referenceResize(row, width: 533, height: 1).pixels)
+    }
+
     // MARK: Smoothing and descriptors
 
     @Test("A blurred window equals the same pixels of the whole blurred image")
