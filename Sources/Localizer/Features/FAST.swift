@@ -17,8 +17,9 @@ struct Corner {
 /// Rows are scanned 16 pixels at a time with SIMD: the four compass pixels
 /// reject most positions (a 9-arc always covers two neighbouring compass
 /// pixels); survivors get the full 16-pixel test. The score is the sum of
-/// absolute differences minus `t` over the brighter (or darker) circle pixels,
-/// whichever is larger (Rosten and Drummond's SAD score).
+/// absolute differences minus `t` over the brighter circle pixels of a corner
+/// with a brighter arc, or the darker ones of a corner with a darker arc (no
+/// pixel has both): Rosten and Drummond's SAD score.
 enum FAST {
 
     /// The circle, in order, as (dx, dy).
@@ -26,17 +27,6 @@ enum FAST {
         (0, -3), (1, -3), (2, -2), (3, -1), (3, 0), (3, 1), (2, 2), (1, 3),
         (0, 3), (-1, 3), (-2, 2), (-3, 1), (-3, 0), (-3, -1), (-2, -2), (-1, -3),
     ]
-
-    /// True when the 16-bit circular mask has a run of at least 9 set bits.
-    @inline(__always)
-    static func hasArc9(_ mask: UInt32) -> Bool {
-        var m = mask | (mask << 16)
-        m &= m >> 1 // runs of 2
-        m &= m >> 2 // runs of 4
-        m &= m >> 4 // runs of 8
-        m &= m >> 1 // runs of 9
-        return m != 0
-    }
 
     /// Corners in the rectangle `[border, width - border) x [border, height - border)`, after
     /// non-maximum suppression over 3x3 neighbourhoods, in raster order.
