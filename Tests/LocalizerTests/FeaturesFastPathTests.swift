@@ -37,6 +37,15 @@ struct FeaturesFastPathTests {
         return out
     }
 
+    /// Nil when the arrays are equal, else their sizes and the first place they differ
+    /// (whole arrays would make failure reports unreadable).
+    static func difference<T: Equatable>(_ a: [T], _ b: [T]) -> String? {
+        guard a != b else { return nil }
+        let i = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+        let left = i < a.count ? "\(a[i])" : "nothing", right = i < b.count ? "\(b[i])" : "nothing"
+        return "\(a.count) vs \(b.count) elements, first difference at \(i): \(left) vs \(right)"
+    }
+
     // MARK: FAST
 
     @Test("Vector FAST equals the plain one on photographs", arguments: [7, 20])
@@ -49,7 +58,8 @@ struct FeaturesFastPathTests {
             let fast = FAST.detect(image, threshold: threshold, border: 16)
             let reference = FeaturesTests.referenceFAST(image, threshold: threshold, border: 16)
             #expect(reference.count > 40, "too few corners (\(reference.count)) to compare")
-            #expect(fast.map { [$0.x, $0.y, $0.score] } == reference.map { [$0.x, $0.y, $0.score] })
+            let difference = Self.difference(fast.map { [$0.x, $0.y, $0.score] }, reference.map { [$0.x, $0.y, $0.score] })
+            #expect(difference == nil, "corners [x, y, score], vector vs plain: \(difference ?? "")")
         }
     }
 
@@ -70,7 +80,8 @@ struct FeaturesFastPathTests {
         let fast = FAST.detect(image, threshold: threshold, border: 16)
         let reference = FeaturesTests.referenceFAST(image, threshold: threshold, border: 16)
         #expect(reference.count >= 10, "too few corners (\(reference.count)) to compare")
-        #expect(fast.map { [$0.x, $0.y, $0.score] } == reference.map { [$0.x, $0.y, $0.score] })
+        let difference = Self.difference(fast.map { [$0.x, $0.y, $0.score] }, reference.map { [$0.x, $0.y, $0.score] })
+        #expect(difference == nil, "corners [x, y, score], vector vs plain: \(difference ?? "")")
     }
 
     @Test("Corners ordered by counting sort as by a comparison sort: score down, then index")
@@ -123,14 +134,18 @@ struct FeaturesFastPathTests {
                 let fast = Resize.bilinear(image, width: width, height: height)
                 let plain = Self.referenceResize(image, width: width, height: height)
                 #expect(fast.width == width && fast.height == height)
-                #expect(fast.pixels == plain.pixels, "\(w)x\(h) to \(width)x\(height)")
+                let difference = Self.difference(fast.pixels, plain.pixels)
+                #expect(difference == nil, "\(w)x\(h) to \(width)x\(height), pairwise vs plain: \(difference ?? "")")
             }
         }
         // A one-pixel-wide and a one-row source.
         let column = Self.crop(try Self.query("query_004"), x: 300, y: 0, width: 1, height: 480)
         let row = Self.crop(try Self.query("query_004"), x: 0, y: 200, width: 640, height: 1)
-        #expect(Resize.bilinear(column, width: 1, height: 400).pixels == Self.referenceResize(column, width: 1, height: 400).pixels)
-        #expect(Resize.bilinear(row, width: 533, height: 1).pixels == Self.referenceResize(row, width: 533, height: 1).pixels)
+        let columnDifference = Self.difference(Resize.bilinear(column, width: 1, height: 400).pixels,
+                                               Self.referenceResize(column, width: 1, height: 400).pixels)
+        let rowDifference = Self.difference(Resize.bilinear(row, width: 533, height: 1).pixels, Self.referenceResize(row, width: 533, height: 1).pixels)
+        #expect(columnDifference == nil, "1x480 to 1x400, pairwise vs plain: \(columnDifference ?? "")")
+        #expect(rowDifference == nil, "640x1 to 533x1, pairwise vs plain: \(rowDifference ?? "")")
     }
 
     // MARK: Smoothing and descriptors
