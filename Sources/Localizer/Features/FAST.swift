@@ -112,14 +112,15 @@ enum FAST {
                     }
                     let p1 = load(o1), p2 = load(o2), p3 = load(o3), p5 = load(o5), p6 = load(o6), p7 = load(o7)
                     let p9 = load(o9), p10 = load(o10), p11 = load(o11), p13 = load(o13), p14 = load(o14), p15 = load(o15)
-                    var barc = arc9(mask(p0 .> hi), mask(p1 .> hi), mask(p2 .> hi), mask(p3 .> hi),
+                    var barc = SIMD16<UInt8>(repeating: 0), darc = barc
+                    if nonzero(bc) { barc = arc9(mask(p0 .> hi), mask(p1 .> hi), mask(p2 .> hi), mask(p3 .> hi),
                                     mask(p4 .> hi), mask(p5 .> hi), mask(p6 .> hi), mask(p7 .> hi),
                                     mask(p8 .> hi), mask(p9 .> hi), mask(p10 .> hi), mask(p11 .> hi),
-                                    mask(p12 .> hi), mask(p13 .> hi), mask(p14 .> hi), mask(p15 .> hi))
-                    var darc = arc9(mask(lo .> p0), mask(lo .> p1), mask(lo .> p2), mask(lo .> p3),
+                                    mask(p12 .> hi), mask(p13 .> hi), mask(p14 .> hi), mask(p15 .> hi)) }
+                    if nonzero(dc) { darc = arc9(mask(lo .> p0), mask(lo .> p1), mask(lo .> p2), mask(lo .> p3),
                                     mask(lo .> p4), mask(lo .> p5), mask(lo .> p6), mask(lo .> p7),
                                     mask(lo .> p8), mask(lo .> p9), mask(lo .> p10), mask(lo .> p11),
-                                    mask(lo .> p12), mask(lo .> p13), mask(lo .> p14), mask(lo .> p15))
+                                    mask(lo .> p12), mask(lo .> p13), mask(lo .> p14), mask(lo .> p15)) }
                     if end - x < 16 { // the row's last block reaches past its end
                         let inside = mask(laneIndex .< SIMD16<UInt8>(repeating: UInt8(end - x)))
                         barc &= inside
