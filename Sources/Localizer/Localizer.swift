@@ -162,15 +162,18 @@ public struct Localizer: Sendable {
         }
         // Guided rounds: each starts from the best pose so far and is kept only
         // when it localizes with at least as many inliers.
+        var seen: [UInt32]?  // the points the previous round projected into view
         for round in 0..<options.guidedRounds {
             guard best.outcome.localized, let previous = best.outcome.estimate else { break }
             let radius = round == 0 ? options.guidedRadius
                 : min(options.guidedRadius, max(2, options.guidedTightening * previous.meanReprojectionError))
             let guided = attempt {
-                ProjectionMatcher(radius: radius, maxDistance: options.maxDistance, ratio: options.ratio).match(
+                let found = ProjectionMatcher(radius: radius, maxDistance: options.maxDistance, ratio: options.ratio).match(
                     keypoints: features.keypoints, descriptors: features.descriptors, worldToCamera: previous.pose,
                     camera: camera, width: image.width, height: image.height,
-                    index: map.matcher.exact, points: map.data.points, allowed: allowed)
+                    index: map.matcher.exact, points: map.data.points, allowed: allowed, candidates: seen)
+                seen = found.projected
+                return found.matches
             }
             if guided.outcome.localized, guided.outcome.estimate?.inlierCount ?? 0 >= previous.inlierCount {
                 best = guided

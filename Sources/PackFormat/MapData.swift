@@ -263,8 +263,13 @@ public struct MapData: Sendable, Equatable {
         guard Set(index.bits).count == index.bits.count else {
             throw MapFormatError(file: file, "the key bit positions repeat a descriptor bit; tables must use disjoint bits")
         }
+        // Keys are computed in descriptor order (sequential reads) and then
+        // looked up by entry: walking the descriptors in bucket order instead
+        // would miss the cache on almost every entry of a large map.
+        var keys = [UInt32](repeating: 0, count: m)
         for t in 0..<index.tableCount {
             let ob = t * (buckets + 1)
+            MapData.computeKeys(descriptors, bits: index.bits[(t * index.keyBits)..<((t + 1) * index.keyBits)], into: &keys)
             guard index.offsets[ob] == 0, Int(index.offsets[ob + buckets]) == m else {
                 throw MapFormatError(file: file, "table \(t) does not cover exactly the \(m) descriptors")
             }
@@ -278,10 +283,36 @@ public struct MapData: Sendable, Equatable {
                     guard d < m, d > previous else {
                         throw MapFormatError(file: file, "table \(t), bucket \(k): entry \(e) names descriptor \(d), out of range or out of order")
                     }
-                    guard index.key(descriptors[d], table: t) == k else {
+                    guard Int(keys[d]) == k else {
                         throw MapFormatError(file: file, "table \(t), bucket \(k): descriptor \(d) does not have this key")
                     }
                     previous = d
+                }
+            }
+        }
+    }
+
+    /// `keys[d]` = the key of descriptor `d` for the given key bits (bit `j` of the
+    /// key is descriptor bit `bits[j]`). Works in blocks that stay in cache, one
+    /// key bit at a time, so the inner loop is a plain strided shift-and-or.
+    static func computeKeys(_ descriptors: [SIMD4<UInt64>], bits: ArraySlice<UInt8>, into keys: inout [UInt32]) {
+        let m = descriptors.count
+        let block = 2048
+        descriptors.withUnsafeBufferPointer { ds in
+            ds.withMemoryRebound(to: UInt64.self) { words in
+                keys.withUnsafeMutableBufferPointer { keys in
+                    var low = 0
+                    while low < m {
+                        let high = min(low + block, m)
+                        for d in low..<high { keys[d] = 0 }
+                        for (j, b) in bits.enumerated() {
+                            let lane = Int(b >> 6), shift = UInt64(b & 63)
+                            for d in low..<high {
+                                keys[d] |= UInt32(truncatingIfNeeded: (words[d &* 4 &+ lane] &>> shift) & 1) &<< UInt32(j)
+                            }
+                        }
+                        low = high
+                    }
                 }
             }
         }

@@ -15,18 +15,21 @@ struct FeaturesTests {
         for y in border..<(h - border) {
             for x in border..<(w - border) {
                 let c = Int(image[x, y])
-                var bsum = 0, dsum = 0
+                var bsum = 0, dsum = 0, nb = 0, nd = 0
                 for (i, (dx, dy)) in FAST.circle.enumerated() {
                     let v = Int(image[x + dx, y + dy])
                     bright[i] = v > c + t
                     dark[i] = v < c - t
+                    if bright[i] { nb += 1 }
+                    if dark[i] { nd += 1 }
                     bsum += max(v - (c + t), 0)
                     dsum += max((c - t) - v, 0)
                 }
                 func arc(_ m: [Bool]) -> Bool {
                     (0..<16).contains { s in (0..<9).allSatisfy { m[(s + $0) % 16] } }
                 }
-                let isB = arc(bright), isD = arc(dark)
+                // An arc of 9 needs 9 such pixels (checked first: tests run unoptimised).
+                let isB = nb >= 9 && arc(bright), isD = nd >= 9 && arc(dark)
                 if isB || isD { score[y * w + x] = Int32(max(isB ? bsum : 0, isD ? dsum : 0) + 1) }
             }
         }

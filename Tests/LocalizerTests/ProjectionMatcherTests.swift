@@ -71,7 +71,7 @@ struct ProjectionMatcherTests {
         let exact = BruteForceMatcher(map: s.map)
         let global = exact.match(s.descriptors, options: MatchOptions(maxDistance: 64, ratio: 0.8))
         let guided = ProjectionMatcher(radius: 8).match(keypoints: s.keypoints, descriptors: s.descriptors, worldToCamera: s.pose,
-                                                        camera: Self.camera, width: 640, height: 480, index: exact, points: s.map.points)
+                                                        camera: Self.camera, width: 640, height: 480, index: exact, points: s.map.points).matches
         let right = guided.filter { s.truth[$0.query] == $0.point }.count
         #expect(guided.count - right == 0, "guided matching paired keypoints with the wrong points")
         #expect(right >= 285, "guided matching found \(right) of 300 true points")
@@ -90,7 +90,7 @@ struct ProjectionMatcherTests {
         for (order, expected) in [([far, near], 1), ([near, far], 0)] {
             let matches = ProjectionMatcher(radius: 8).match(keypoints: keypoints, descriptors: order, worldToCamera: .identity,
                                                              camera: Self.camera, width: 640, height: 480,
-                                                             index: BruteForceMatcher(map: map), points: map.points)
+                                                             index: BruteForceMatcher(map: map), points: map.points).matches
             #expect(matches.map(\.query) == [expected])
             #expect(matches.first?.distance == 4)
         }
@@ -108,11 +108,20 @@ struct ProjectionMatcherTests {
         func run(_ allowed: PointSubset?) -> [Int] {
             ProjectionMatcher(radius: 8).match(keypoints: keypoint, descriptors: [d], worldToCamera: .identity, camera: Self.camera,
                                                width: 640, height: 480, index: BruteForceMatcher(map: map), points: map.points,
-                                               allowed: allowed).map(\.point)
+                                               allowed: allowed).matches.map(\.point)
         }
         #expect(run(nil) == [0])
         #expect(run(PointSubset(pointCount: 3, points: [1, 2])).isEmpty)
         #expect(run(PointSubset(pointCount: 3, points: [0])) == [0])
+        // The points in view are reported, and a later round can be limited to them.
+        let matcher = ProjectionMatcher(radius: 8)
+        let first = matcher.match(keypoints: keypoint, descriptors: [d], worldToCamera: .identity, camera: Self.camera,
+                                  width: 640, height: 480, index: BruteForceMatcher(map: map), points: map.points)
+        #expect(first.projected == [0, 2])
+        let limited = matcher.match(keypoints: keypoint, descriptors: [d], worldToCamera: .identity, camera: Self.camera,
+                                    width: 640, height: 480, index: BruteForceMatcher(map: map), points: map.points, candidates: [2])
+        #expect(limited.matches.isEmpty)
+        #expect(limited.projected == [2])
     }
 
     @Test("With strong distortion, bearings far outside the view are not folded into the image")
@@ -131,7 +140,7 @@ struct ProjectionMatcherTests {
                          Keypoint(x: Float(centre.u), y: Float(centre.v), octave: 0, angle: 0, response: 1, size: 31)]
         let matches = ProjectionMatcher(radius: 8).match(keypoints: keypoints, descriptors: [folded, central], worldToCamera: .identity,
                                                          camera: camera, width: 640, height: 480,
-                                                         index: BruteForceMatcher(map: map), points: map.points)
+                                                         index: BruteForceMatcher(map: map), points: map.points).matches
         #expect(matches.map(\.point) == [1])
     }
 }

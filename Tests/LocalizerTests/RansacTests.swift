@@ -56,6 +56,43 @@ import Localizer
         #expect(h.iterations > 300 && h.iterations < 10_000)
     }
 
+    @Test func minimumInlierRatioEndsTheSearchOnRandomMatches() throws {
+        // Nothing but outliers: without a floor, RANSAC never becomes confident,
+        // draws every allowed sample and returns some three-point fit. With a
+        // floor of 50 % inliers, Wald's test discards every hypothesis early and
+        // the search stops after log(1e-4)/log(1 - 0.5³) = 69 samples with nothing.
+        let noise = SyntheticCorrespondences(seed: 21, count: 300, outlierRatio: 1, noise: 0)
+        var options = PoseEstimatorOptions()
+        options.maxIterations = 2000
+        let open = try #require(PoseEstimator(options: options).estimate(noise.problem))
+        #expect(open.iterations == 2000)
+        #expect(open.inlierCount < 30)
+        options.minInlierRatio = 0.5
+        let capped = PoseEstimator(options: options).estimate(noise.problem)
+        #expect(capped?.inlierCount == nil, "no pose has half the matches as inliers")
+        // A real pose above the floor is still found.
+        let data = SyntheticCorrespondences(seed: 21, count: 300, outlierRatio: 0.4, noise: 0.5)
+        let found = try #require(PoseEstimator(options: options).estimate(data.problem))
+        #expect(rotationErrorDegrees(found.pose, data.truth) < 0.1)
+        #expect(positionError(found.pose, data.truth) < 0.05)
+        #expect(found.iterations <= 69)
+    }
+
+    @Test func innerRansacKeepsTheAccuracyOfLocalOptimisation() throws {
+        // The inner non-minimal RANSAC must never leave a worse model than plain
+        // iterated least squares: same data, with and without it.
+        for seed in 31...35 as ClosedRange<UInt64> {
+            let data = SyntheticCorrespondences(seed: seed, count: 400, outlierRatio: 0.7, noise: 1)
+            var options = PoseEstimatorOptions()
+            let with = try #require(PoseEstimator(options: options).estimate(data.problem))
+            options.innerSamples = 0
+            let without = try #require(PoseEstimator(options: options).estimate(data.problem))
+            #expect(rotationErrorDegrees(with.pose, data.truth) < 0.1)
+            #expect(positionError(with.pose, data.truth) < 0.05)
+            #expect(with.inlierCount >= without.inlierCount - 2, "seed \(seed): \(with.inlierCount) inliers with the inner RANSAC, \(without.inlierCount) without")
+        }
+    }
+
     @Test func sameSeedSamePose() throws {
         let data = SyntheticCorrespondences(seed: 8, count: 300, outlierRatio: 0.6, noise: 1)
         let a = try #require(PoseEstimator().estimate(data.problem))

@@ -128,10 +128,7 @@ public struct FeatureExtractor: Sendable {
         func cellOf(_ corner: Corner) -> Int { Int(corner.y) / cell * columns + Int(corner.x) / cell }
 
         // Keep up to twice the budget by FAST score, spread over the grid, for Harris.
-        // Sort by decreasing score, then index: plain integer keys sort fastest.
-        var keys = corners.indices.map { UInt64(UInt32.max &- UInt32(bitPattern: corners[$0].score)) << 32 | UInt64($0) }
-        keys.sort()
-        let order = keys.map { Int(truncatingIfNeeded: $0 & 0xFFFF_FFFF) }
+        let order = byScore(corners)
         let pre = spread(order, cellOf: { cellOf(corners[$0]) }, cells: columns * rows, count: 2 * budget)
         var responses = [Float](repeating: 0, count: pre.count)
         level.pixels.withUnsafeBufferPointer { src in
@@ -145,8 +142,7 @@ public struct FeatureExtractor: Sendable {
         let byResponse = responseKeys.map { Int(truncatingIfNeeded: $0 & 0xFFFF_FFFF) }
         let chosen = spread(byResponse, cellOf: { cellOf(corners[pre[$0]]) }, cells: columns * rows, count: budget)
 
-        // Orientation on the level image, BRIEF on its smoothed copy.
-        let smoothed = Smooth.gaussian7(level)
+        // Orientation on the level image, BRIEF on its smoothed copy, blurred only around each keypoint.
         let sx = Float(base.width) / Float(w), sy = Float(base.height) / Float(h)
         let size = patchSize * (sx + sy) / 2
         var keypoints: [Keypoint] = []
@@ -154,8 +150,10 @@ public struct FeatureExtractor: Sendable {
         keypoints.reserveCapacity(chosen.count)
         descriptors.reserveCapacity(chosen.count)
         var offsets = [Int32](repeating: 0, count: 512)
+        var window = [UInt8](repeating: 0, count: Smooth.windowBytes)
+        let r = Smooth.windowRadius
         level.pixels.withUnsafeBufferPointer { src in
-            smoothed.pixels.withUnsafeBufferPointer { sm in
+            window.withUnsafeMutableBufferPointer { sm in
                 Orientation.halfWidths.withUnsafeBufferPointer { hw in
                     BRIEF.integerPattern.withUnsafeBufferPointer { pattern in
                         offsets.withUnsafeMutableBufferPointer { off in
@@ -163,7 +161,9 @@ public struct FeatureExtractor: Sendable {
                                 let corner = corners[pre[j]]
                                 let x = Int(corner.x), y = Int(corner.y)
                                 let angle = Orientation.angle(src.baseAddress!, stride: w, x: x, y: y, halfWidths: hw)
-                                let d = BRIEF.describe(sm.baseAddress!, stride: w, x: x, y: y, angle: angle, pattern: pattern, offsets: off)
+                                Smooth.window(src.baseAddress!, width: w, height: h, x: x, y: y, into: sm.baseAddress!)
+                                let d = BRIEF.describe(sm.baseAddress!, stride: Smooth.windowStride, x: r, y: r, angle: angle,
+                                                       pattern: pattern, offsets: off)
                                 var degrees = angle * (180 / Float.pi)
                                 if degrees < 0 { degrees += 360 }
                                 if degrees >= 360 { degrees -= 360 }
@@ -177,6 +177,33 @@ public struct FeatureExtractor: Sendable {
             }
         }
         return FeatureSet(keypoints: keypoints, descriptors: descriptors)
+    }
+
+    /// The indices of `corners` by decreasing score, equal scores by increasing index.
+    ///
+    /// A counting sort: scores are small integers (at most 16 × 255 + 1), and a level
+    /// can have tens of thousands of corners, which a comparison sort takes long over.
+    static func byScore(_ corners: [Corner]) -> [Int] {
+        var top = 0
+        for c in corners { top = max(top, Int(c.score)) }
+        precondition(top < 1 << 16 && corners.allSatisfy { $0.score >= 0 }, "FeatureExtractor: FAST score out of range")
+        // Bucket `top - score`, so that the best come first.
+        var starts = [Int](repeating: 0, count: top + 2)
+        var order = [Int](repeating: 0, count: corners.count)
+        starts.withUnsafeMutableBufferPointer { starts in
+            corners.withUnsafeBufferPointer { corners in
+                for c in corners { starts[top - Int(c.score) + 1] += 1 }
+                for i in 1..<starts.count { starts[i] += starts[i - 1] }
+                order.withUnsafeMutableBufferPointer { order in
+                    for (i, c) in corners.enumerated() {
+                        let bucket = top - Int(c.score)
+                        order[starts[bucket]] = i
+                        starts[bucket] += 1
+                    }
+                }
+            }
+        }
+        return order
     }
 
     /// The bits of a float as an unsigned integer with the same order.

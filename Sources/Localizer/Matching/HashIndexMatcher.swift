@@ -76,8 +76,12 @@ public struct HashIndexMatcher: DescriptorMatcher {
                                     while e < end {
                                         let d = Int(entries[eb + e])
                                         e += 1
-                                        if stamps[d] == stamp { continue }
-                                        stamps[d] = stamp
+                                        // At radius 0 a descriptor sits in at most one probed bucket per
+                                        // table, and comparing it again is cheaper than the stamp's cache miss.
+                                        if radius > 0 {
+                                            if stamps[d] == stamp { continue }
+                                            stamps[d] = stamp
+                                        }
                                         let p = Int(owners[d])
                                         if let allowed, !allowed.contains(p) { continue }
                                         best.offer(hammingDistance(q, ds[d]), point: p)

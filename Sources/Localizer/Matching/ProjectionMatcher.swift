@@ -13,7 +13,9 @@ public import PackFormat
 ///
 /// ```swift
 /// let guided = ProjectionMatcher(radius: 8).match(keypoints: kps, descriptors: ds,
-///     worldToCamera: pose, camera: camera, width: 640, height: 480, map: map.matcher.exact, points: map.data.points)
+///     worldToCamera: pose, camera: camera, width: 640, height: 480,
+///     index: map.matcher.exact, points: map.data.points)
+/// // guided.matches; guided.projected can seed a later round from a nearby pose.
 /// ```
 public struct ProjectionMatcher: Sendable {
     /// Search radius around each projected point, in pixels of the query.
@@ -41,15 +43,20 @@ public struct ProjectionMatcher: Sendable {
     ///   - index: the map's descriptors grouped by point.
     ///   - points: the map points.
     ///   - allowed: when set, only these points are candidates (hints).
+    ///   - candidates: when set, only these points are projected, for example
+    ///     the `projected` points of an earlier round from a nearby pose. They
+    ///     must already be within `allowed`.
     /// - Returns: at most one match per keypoint and per map point (the closer
-    ///   keypoint wins), in keypoint order.
+    ///   keypoint wins), in keypoint order, and the points that projected into
+    ///   the image or within ``radius`` of it.
     public func match(keypoints: [Keypoint], descriptors: [BinaryDescriptor], worldToCamera pose: RigidTransform,
                       camera: CameraIntrinsics, width: Int, height: Int,
-                      index: BruteForceMatcher, points: [MapPoint], allowed: PointSubset? = nil) -> [DescriptorMatch] {
+                      index: BruteForceMatcher, points: [MapPoint], allowed: PointSubset? = nil,
+                      candidates: [UInt32]? = nil) -> GuidedMatches {
         precondition(keypoints.count == descriptors.count, "one descriptor per keypoint")
-        guard width > 0, height > 0, !keypoints.isEmpty else { return [] }
+        guard width > 0, height > 0, !keypoints.isEmpty else { return GuidedMatches(matches: [], projected: []) }
         let grid = ProjectedGrid(cell: radius, width: width, height: height)
-        let projected = grid.project(points: points, pose: pose, camera: camera, allowed: allowed)
+        let projected = grid.project(points: points, pose: pose, camera: camera, among: candidates ?? allowed?.points)
         var claimed = [Int32](repeating: -1, count: points.count)  // keypoint holding each point
         var found: [DescriptorMatch?] = Array(repeating: nil, count: keypoints.count)
         let r2 = radius * radius
@@ -75,8 +82,17 @@ public struct ProjectionMatcher: Sendable {
             claimed[m.point] = Int32(qi)
             found[qi] = m
         }
-        return found.compactMap { $0 }
+        return GuidedMatches(matches: found.compactMap { $0 }, projected: projected.ids.map { UInt32($0) })
     }
+}
+
+/// What ``ProjectionMatcher/match(keypoints:descriptors:worldToCamera:camera:width:height:index:points:allowed:candidates:)`` found.
+public struct GuidedMatches: Sendable {
+    /// At most one per keypoint and per map point, in keypoint order.
+    public var matches: [DescriptorMatch]
+    /// The points that projected into the image or within the radius of it,
+    /// ascending when the candidates were.
+    public var projected: [UInt32]
 }
 
 /// Map points projected into the query image and bucketed by square cells.
@@ -104,9 +120,9 @@ struct ProjectedGrid {
         return r * columns + c
     }
 
-    /// Projects every (allowed) point in front of the camera and keeps those
-    /// landing within one cell of the image.
-    func project(points: [MapPoint], pose: RigidTransform, camera: CameraIntrinsics, allowed: PointSubset?) -> Projection {
+    /// Projects every point of `among` (all points when nil) in front of the
+    /// camera and keeps those landing within one cell of the image.
+    func project(points: [MapPoint], pose: RigidTransform, camera: CameraIntrinsics, among: [UInt32]?) -> Projection {
         // Points whose undistorted bearing falls far outside the image's are skipped
         // before distorting: the distortion polynomial folds back out there.
         let bounds = camera.normalizedBounds(width: width, height: height, margin: cell)
@@ -131,8 +147,8 @@ struct ProjectedGrid {
             pixels.append(SIMD2(u, v))
             ids.append(Int32(i))
         }
-        if let allowed {
-            for i in allowed.points { visit(Int(i)) }
+        if let among {
+            for i in among { visit(Int(i)) }
         } else {
             for i in points.indices { visit(i) }
         }
@@ -150,7 +166,7 @@ struct ProjectedGrid {
     }
 }
 
-/// The result of ``ProjectedGrid/project(points:pose:camera:allowed:)``.
+/// The result of ``ProjectedGrid/project(points:pose:camera:among:)``.
 struct Projection {
     let grid: ProjectedGrid
     let starts: [Int32]

@@ -12,11 +12,19 @@ public struct PoseEstimatorOptions: Sendable, Hashable {
     public var minIterations: Int = 30
     /// Local optimisation of every new best model (LO-RANSAC).
     public var localOptimization: Bool = true
+    /// Samples of the inner, non-minimal RANSAC inside local optimisation
+    /// (0 keeps only its iterated least squares).
+    public var innerSamples: Int = 10
     /// Optional gravity measured by the device; hypotheses that disagree are rejected.
     public var gravity: GravityPrior?
     /// With a gravity prior, sample pairs for the upright two-point solver
     /// (``UprightP2P``) instead of triples for P3P.
     public var uprightSolver: Bool = true
+    /// When set, only poses with at least this share of inliers are of
+    /// interest: RANSAC stops once such a pose would have been found with
+    /// `confidence`, and tests hypotheses against this ratio from the start.
+    /// The rival-pose check uses it; the main search leaves it nil.
+    public var minInlierRatio: Double?
     /// The seed of the sampler; the same input and seed give the same pose.
     public var seed: UInt64 = 0x5EED_CAFE
 
@@ -52,8 +60,9 @@ public struct PoseEstimate: Sendable {
 ///   on its inliers (at most 128 of them, evenly strided; Cauchy loss, scale
 ///   τ/2, six iterations), re-scored on all matches, and the inlier set
 ///   recomputed, repeated while the score improves (at most three rounds).
-///   This is the "iterative least squares" branch of LO-RANSAC (Chum, Matas,
-///   Kittler 2003; Lebeda, Matas, Chum 2012) without the inner non-minimal RANSAC.
+///   Before that, an inner RANSAC draws `innerSamples` non-minimal samples of
+///   12 of the model's inliers, fits each by least squares and keeps the best
+///   by score (LO-RANSAC: Chum, Matas, Kittler 2003; Lebeda, Matas, Chum 2012).
 /// - Stopping: after `k = log(1 - confidence) / log(1 - wᵐ)` samples, where `w`
 ///   is the inlier ratio of the best model and `m` the sample size (3, or 2
 ///   with gravity), bounded by the minimum and maximum.
@@ -95,6 +104,10 @@ public struct PoseEstimator: Sendable {
         let uprightAlignment = options.gravity.flatMap { options.uprightSolver ? UprightP2P.alignment(gravity: $0.directionInOpenCVCamera) : nil }
         let sampleSize = uprightAlignment == nil ? 3 : 2
         let logFailure = log(1 - min(options.confidence, 1 - 1e-12))
+        // Poses below the minimum inlier ratio do not matter: stop as soon as one
+        // above it would have been found.
+        let cap = options.minInlierRatio.map { requiredIterations(inlierRatio: $0, sampleSize: sampleSize, logFailure: logFailure) } ?? options.maxIterations
+        needed = cap
 
         while iterations < max(options.minIterations, min(needed, options.maxIterations)) && iterations < options.maxIterations {
             iterations += 1
@@ -120,19 +133,20 @@ public struct PoseEstimator: Sendable {
             for candidate in solutions {
                 if let gravity = options.gravity, !gravity.accepts(candidate) { continue }
                 hypotheses += 1
-                let test = best == nil ? nil : SequentialTest(inlierRatio: Double(bestInliers) / Double(n))
+                let test = best == nil ? options.minInlierRatio.flatMap { SequentialTest(inlierRatio: $0) }
+                    : SequentialTest(inlierRatio: max(Double(bestInliers) / Double(n), options.minInlierRatio ?? 0))
                 let (cost, inliers) = score(candidate, problem: problem, tau2: tau2, bound: bestCost, test: test)
                 guard cost < bestCost else { continue }
                 var model = candidate
                 var modelCost = cost
                 var modelInliers = inliers
                 if options.localOptimization && inliers >= 4 {
-                    (model, modelCost, modelInliers) = locallyOptimize(model, cost: cost, inliers: inliers, problem: problem, tau2: tau2)
+                    (model, modelCost, modelInliers) = locallyOptimize(model, cost: cost, inliers: inliers, problem: problem, tau2: tau2, generator: &generator)
                 }
                 best = model
                 bestCost = modelCost
                 bestInliers = modelInliers
-                needed = requiredIterations(inlierRatio: Double(modelInliers) / Double(n), sampleSize: sampleSize, logFailure: logFailure)
+                needed = min(cap, requiredIterations(inlierRatio: Double(modelInliers) / Double(n), sampleSize: sampleSize, logFailure: logFailure))
             }
         }
         guard var pose = best, bestInliers >= 3 else { return nil }
@@ -244,12 +258,43 @@ public struct PoseEstimator: Sendable {
 
     /// Local optimisation refines on at most this many inliers (evenly strided).
     static let localOptimizationSampleSize = 128
+    /// The size of the inner RANSAC's non-minimal samples.
+    static let innerSampleSize = 12
 
     /// Refines a new best model on its inliers while that improves its MSAC score.
-    func locallyOptimize(_ model: RigidTransform, cost: Double, inliers: Int, problem: PoseProblem, tau2: Double) -> (RigidTransform, Double, Int) {
+    func locallyOptimize(_ model: RigidTransform, cost: Double, inliers: Int, problem: PoseProblem, tau2: Double,
+                         generator: inout SeededGenerator) -> (RigidTransform, Double, Int) {
         var bestModel = model
         var bestCost = cost
         var bestInliers = inliers
+        // Inner RANSAC (Lebeda, Matas, Chum 2012): non-minimal samples drawn from
+        // the model's inliers, each fitted by least squares and scored on all
+        // matches. A minimal sample's pose is fixed by three noisy pixels; a
+        // dozen inliers average that noise out before the iterations below.
+        let pool = inlierIndices(model, problem: problem, tau2: tau2)
+        let sampleSize = PoseEstimator.innerSampleSize
+        if options.innerSamples > 0 && pool.count >= 2 * sampleSize {
+            var sample = [Int](repeating: 0, count: sampleSize)
+            var start = bestModel
+            var picks = Array(pool.indices)
+            for _ in 0..<options.innerSamples {
+                // A partial Fisher-Yates shuffle of the pool's indices gives distinct picks.
+                for k in 0..<sampleSize {
+                    let j = k + generator.index(below: picks.count - k)
+                    picks.swapAt(k, j)
+                    sample[k] = pool[picks[k]]
+                }
+                let fitted = PoseRefiner.refine(start, problem: problem, indices: sample, loss: .squared, maxIterations: 4)
+                if let gravity = options.gravity, !gravity.accepts(fitted) { continue }
+                let (c, k) = score(fitted, problem: problem, tau2: tau2, bound: bestCost)
+                guard c < bestCost * (1 - 1e-9) else { continue }
+                bestModel = fitted
+                bestCost = c
+                bestInliers = k
+                start = fitted
+            }
+        }
+        // Iterated least squares on the inliers of the best model so far.
         for _ in 0..<3 {
             var indices = inlierIndices(bestModel, problem: problem, tau2: tau2)
             guard indices.count >= 4 else { break }

@@ -154,6 +154,10 @@ public struct PoseSolver: Sendable {
         guard observations.count >= needed else { return nil }
         var rivalOptions = options.estimator
         rivalOptions.seed ^= 0x2_F00D
+        // Only a rival with `needed` inliers matters: RANSAC stops once one would
+        // have shown up with 99 % probability (the main search uses 99.99 %).
+        rivalOptions.minInlierRatio = Double(needed) / Double(observations.count)
+        rivalOptions.confidence = min(rivalOptions.confidence, 0.99)
         let rest = PoseProblem(observations: observations, points: points, fx: problem.fx, fy: problem.fy)
         guard let rival = PoseEstimator(options: rivalOptions).estimate(rest), rival.inlierCount >= needed else { return nil }
         let apart = (rival.pose.cameraCenter - primary.pose.cameraCenter).norm

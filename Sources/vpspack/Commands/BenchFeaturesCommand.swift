@@ -8,10 +8,13 @@ enum BenchFeaturesCommand: Command {
     static let summary = "time feature extraction on an image (benchmark helper)"
     static let help = """
         usage: vpspack bench-features IMAGE [--count N] [--repeat R] [--levels L] [--min-fast T] [--parallel] [--json]
+               [--dump FILE]
 
         Decodes IMAGE once, extracts up to N features (default 1000) R times
         (default 20) and prints the median and fastest time in milliseconds of
         thread CPU time (so other processes on a shared machine do not inflate it).
+        --dump FILE writes the features, one per line (x y octave angle response
+        size and the descriptor's four 64-bit words in hex), to compare versions.
         """
 
     static func run(_ arguments: inout Arguments, _ output: Output) throws -> ExitCode {
@@ -21,6 +24,7 @@ enum BenchFeaturesCommand: Command {
         let repeats = try arguments.option("--repeat", "a positive integer") { Int($0).flatMap { $0 > 0 ? $0 : nil } } ?? 20
         let levels = try arguments.option("--levels", "an integer in 1...16") { Int($0).flatMap { (1...16).contains($0) ? $0 : nil } } ?? 8
         let minFast = try arguments.option("--min-fast", "an integer in 0...255") { Int($0).flatMap { (0...255).contains($0) ? $0 : nil } } ?? 7
+        let dump = try arguments.option("--dump")
         let paths = arguments.positionals()
         try arguments.finish()
         guard paths.count == 1 else { throw UsageError("give exactly one IMAGE") }
@@ -30,7 +34,16 @@ enum BenchFeaturesCommand: Command {
         let extractor = FeatureExtractor(.init(maxFeatures: count, levels: levels, minFastThreshold: minFast, parallel: parallel))
         var times: [Double] = []
         var found = 0
-        _ = extractor.extract(decoded.image) // warm-up
+        let first = extractor.extract(decoded.image) // also the warm-up
+        if let dump {
+            var text = ""
+            for (k, d) in zip(first.keypoints, first.descriptors) {
+                text += "\(k.x) \(k.y) \(k.octave) \(k.angle) \(k.response) \(k.size)"
+                for lane in 0..<4 { text += " " + String(d[lane], radix: 16) }
+                text += "\n"
+            }
+            try Data(text.utf8).write(to: URL(fileURLWithPath: dump))
+        }
         for _ in 0..<repeats {
             let t0 = BenchClock.threadMilliseconds()
             let features = extractor.extract(decoded.image)

@@ -13,19 +13,21 @@ enum BenchPoseCommand: Command {
     static let name = "bench-pose"
     static let summary = "internal: time the pose solver on a correspondence file"
     static let help = """
-        usage: vpspack bench-pose FILE [--threshold PX] [--repeats N] [--no-lo]
+        usage: vpspack bench-pose FILE [--threshold PX] [--repeats N] [--no-lo] [--no-inner]
 
         Internal benchmark helper (see Scripts/pybench/pose_bench.py). Reads
         2D-3D correspondence sets from FILE (JSON), solves each with the pose
         solver (P3P, LO-RANSAC, refinement, confidence) and prints one JSON
         object per set with the pose and the median solve time in ms.
-        --no-lo turns local optimisation off (to measure what it buys).
+        --no-lo turns local optimisation off (to measure what it buys);
+        --no-inner keeps it but without its inner RANSAC.
         """
 
     static func run(_ arguments: inout Arguments, _ output: Output) throws -> ExitCode {
         let thresholdOption = try arguments.option("--threshold", "a positive number of pixels") { Double($0).flatMap { $0 > 0 ? $0 : nil } }
         let repeatsOption = try arguments.option("--repeats", "a positive whole number") { Int($0).flatMap { $0 > 0 ? $0 : nil } }
         let noLocalOptimization = arguments.flag("--no-lo")
+        let noInner = arguments.flag("--no-inner")
         let files = arguments.positionals()
         try arguments.finish()
         guard files.count == 1 else { throw UsageError("give exactly one correspondence file") }
@@ -39,6 +41,7 @@ enum BenchPoseCommand: Command {
         var options = PoseSolverOptions()
         options.estimator.threshold = threshold
         options.estimator.localOptimization = !noLocalOptimization
+        if noInner { options.estimator.innerSamples = 0 }
         try options.validate()
         let solver = PoseSolver(options: options)
         for (index, problem) in problems.enumerated() {
