@@ -67,8 +67,8 @@ extension FeatureExtractor {
     }
 
     /// Describes `image` at each requested position and level; the result is
-    /// index for index with `requests`. The pyramid is built once, and only
-    /// the levels asked for are smoothed.
+    /// index for index with `requests`. The pyramid is built once, down to the
+    /// deepest level asked for, and blurred only around each described pixel.
     public func describe(_ image: GrayImage, at requests: [PositionRequest]) -> [PositionDescription] {
         guard !requests.isEmpty else { return [] }
         let c = configuration
@@ -78,13 +78,13 @@ extension FeatureExtractor {
         limited.levels = deepest + 1
         let pyramid = Self.pyramid(image, configuration: limited)
         var out = [PositionDescription](repeating: .noSuchLevel, count: requests.count)
-        // Requests grouped by level, so that each level is smoothed once.
+        // Requests grouped by level, so that each level is visited once (and FAST runs once on it when snapping).
         var byLevel = [[Int]](repeating: [], count: pyramid.count)
         for (i, r) in requests.enumerated() where r.level >= 0 && r.level < pyramid.count { byLevel[r.level].append(i) }
         var offsets = [Int32](repeating: 0, count: 512)
+        var window = [UInt8](repeating: 0, count: Smooth.windowBytes)
         for (index, members) in byLevel.enumerated() where !members.isEmpty {
             let level = pyramid[index]
-            let smoothed = Smooth.gaussian7(level)
             let w = level.width, h = level.height
             let sx = Float(image.width) / Float(w), sy = Float(image.height) / Float(h)
             let size = Self.patchSize * (sx + sy) / 2
@@ -92,7 +92,7 @@ extension FeatureExtractor {
             let corners = members.contains { requests[$0].snapRadius > 0 }
                 ? CornerLookup(FAST.detect(level, threshold: c.fastThreshold, border: b)) : CornerLookup([])
             level.pixels.withUnsafeBufferPointer { src in
-                smoothed.pixels.withUnsafeBufferPointer { sm in
+                window.withUnsafeMutableBufferPointer { sm in
                     Orientation.halfWidths.withUnsafeBufferPointer { hw in
                         BRIEF.integerPattern.withUnsafeBufferPointer { pattern in
                             offsets.withUnsafeMutableBufferPointer { off in
@@ -117,7 +117,10 @@ extension FeatureExtractor {
                                         continue
                                     }
                                     let angle = Orientation.angle(src.baseAddress!, stride: w, x: x, y: y, halfWidths: hw)
-                                    let d = BRIEF.describe(sm.baseAddress!, stride: w, x: x, y: y, angle: angle, pattern: pattern, offsets: off)
+                                    // The blur only around the position, as the extractor does (the border keeps its taps inside).
+                                    Smooth.window(src.baseAddress!, width: w, height: h, x: x, y: y, into: sm.baseAddress!)
+                                    let d = BRIEF.describe(sm.baseAddress!, stride: Smooth.windowStride, x: Smooth.windowRadius, y: Smooth.windowRadius,
+                                                           angle: angle, pattern: pattern, offsets: off)
                                     let response = Harris.response(src.baseAddress!, stride: w, x: x, y: y)
                                     var degrees = angle * (180 / Float.pi)
                                     if degrees < 0 { degrees += 360 }
