@@ -16,9 +16,9 @@ enum BuildCommand: Command {
         (or triangulates them across neighbouring frames when there is no depth),
         merges the observations of each 3D point, drops unstable points, and
         writes the map, keyframes, a validation set of held-out frames, and the
-        attachments as a .vpspack archive with its manifest. With --colmap, our
-        descriptors are computed at every observation of every 3D point of the
-        model. See docs/building.md.
+        attachments as a .vpspack archive with its manifest. With --colmap, every
+        observation of every 3D point of the model is described at our corners
+        nearest it (points with none nearby are left out). See docs/building.md.
 
         options:
           --transforms FILE     an instant-ngp / nerfstudio transforms.json
@@ -30,7 +30,7 @@ enum BuildCommand: Command {
           --georef L,L,A,H      latitude, longitude, altitude (m), heading of -Z (degrees from north)
           --attach FILE         a host attachment (repeatable), stored under attachments/
           --validation N        frames held out as the validation set (default: 1 in 10, at most 8)
-          --features N          features per frame (default 2000)
+          --features N          features per frame (default 2000; not used with --colmap)
           --storey M            storey height for floor numbers (default 3)
           --max-dimension N     decode frames reduced by 2, 4 or 8 while the longer side stays >= N
           --scale S             COLMAP: metres per model unit (default 1)
