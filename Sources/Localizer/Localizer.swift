@@ -30,6 +30,10 @@ public struct LocalizerOptions: Sendable {
     /// Later rounds search within this many times the previous pose's mean
     /// reprojection error (at least 2 px, at most ``guidedRadius``).
     public var guidedTightening: Double = 2
+    /// A pose from the index must be confirmed: the first guided round, which
+    /// tests the pose's prediction of where map points appear on every
+    /// keypoint, must itself localize, or the image is not localized.
+    public var guidedConfirmation = true
     /// Keep the decoded image, keypoints and matches in the result (for `--debug-image`).
     public var collectDebug = false
 
@@ -156,28 +160,41 @@ public struct Localizer: Sendable {
                 return matcher.match(features.descriptors, options: matchOptions)
             }
         }
-        var best = global(options.firstPass)
-        if !best.outcome.localized, let fallback = options.fallbackPass, fallback != options.firstPass {
-            best = global(fallback)
+        // A global pass, then guided rounds from its pose.
+        func pass(_ effort: IndexEffort) -> Attempt {
+            var best = global(effort)
+            // Each round starts from the best pose so far and is kept only when it
+            // localizes with at least as many inliers.
+            var seen: [UInt32]?  // the points the previous round projected into view
+            for round in 0..<options.guidedRounds {
+                guard best.outcome.localized, let previous = best.outcome.estimate else { break }
+                let radius = round == 0 ? options.guidedRadius
+                    : min(options.guidedRadius, max(2, options.guidedTightening * previous.meanReprojectionError))
+                let guided = attempt {
+                    let found = ProjectionMatcher(radius: radius, maxDistance: options.maxDistance, ratio: options.ratio).match(
+                        keypoints: features.keypoints, descriptors: features.descriptors, worldToCamera: previous.pose,
+                        camera: camera, width: image.width, height: image.height,
+                        index: map.matcher.exact, points: map.data.points, allowed: allowed, candidates: seen)
+                    seen = found.projected
+                    return found.matches
+                }
+                    if guided.outcome.localized, guided.outcome.estimate?.inlierCount ?? 0 >= previous.inlierCount {
+                    best = guided
+                } else if round == 0, options.guidedConfirmation, !guided.outcome.localized {
+                    // Matches picked from the whole venue can agree on a wrong pose by
+                    // chance (tiny images, weak geometry); matched around that pose,
+                    // the keypoints then fail to support it.
+                    best.outcome.localized = false
+                    best.outcome.pose = nil
+                    best.outcome.reason = "matching around the pose did not confirm it (\(guided.outcome.reason ?? "no pose"))"
+                    break
+                }
+            }
+            return best
         }
-        // Guided rounds: each starts from the best pose so far and is kept only
-        // when it localizes with at least as many inliers.
-        var seen: [UInt32]?  // the points the previous round projected into view
-        for round in 0..<options.guidedRounds {
-            guard best.outcome.localized, let previous = best.outcome.estimate else { break }
-            let radius = round == 0 ? options.guidedRadius
-                : min(options.guidedRadius, max(2, options.guidedTightening * previous.meanReprojectionError))
-            let guided = attempt {
-                let found = ProjectionMatcher(radius: radius, maxDistance: options.maxDistance, ratio: options.ratio).match(
-                    keypoints: features.keypoints, descriptors: features.descriptors, worldToCamera: previous.pose,
-                    camera: camera, width: image.width, height: image.height,
-                    index: map.matcher.exact, points: map.data.points, allowed: allowed, candidates: seen)
-                seen = found.projected
-                return found.matches
-            }
-            if guided.outcome.localized, guided.outcome.estimate?.inlierCount ?? 0 >= previous.inlierCount {
-                best = guided
-            }
+        var best = pass(options.firstPass)
+        if !best.outcome.localized, let fallback = options.fallbackPass, fallback != options.firstPass {
+            best = pass(fallback)
         }
         var outcome = best.outcome
         let pixels = best.pixels
