@@ -143,4 +143,15 @@ struct ProjectionMatcherTests {
                                                          index: BruteForceMatcher(map: map), points: map.points).matches
         #expect(matches.map(\.point) == [1])
     }
+
+    @Test("Pixels far outside the image or not a number have no cell (and do not trap)")
+    func cellsOfFarPixels() {
+        let grid = ProjectedGrid(cell: 8, width: 640, height: 480)
+        // The margin cell around the image, and the last pixel.
+        #expect(grid.cellIndex(-7.5, -7.5) == 0)
+        #expect(grid.cellIndex(639, 479) == (479 / 8 + 1) * grid.columns + 639 / 8 + 1)
+        for (u, v) in [(1e30, 5.0), (5.0, -1e30), (Double.nan, 5.0), (5.0, .infinity), (-8.5, 10.0), (660.0, 10.0)] {
+            #expect(grid.cellIndex(u, v) == nil, "pixel (\(u), \(v))")
+        }
+    }
 }

@@ -115,6 +115,8 @@ struct ProjectedGrid {
     /// the image has cells too.
     @inline(__always)
     func cellIndex(_ u: Double, _ v: Double) -> Int? {
+        // Far outside the image (or not a number): no cell, and no trap converting to Int.
+        guard u > -cell, v > -cell, u < Double(width) + cell, v < Double(height) + cell else { return nil }
         let c = Int((u / cell).rounded(.down)) + 1, r = Int((v / cell).rounded(.down)) + 1
         guard c >= 0, c < columns, r >= 0, r < rows else { return nil }
         return r * columns + c
