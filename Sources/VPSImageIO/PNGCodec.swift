@@ -9,14 +9,7 @@ enum PNGCodec {
         var image = png_image()
         image.version = UInt32(PNG_IMAGE_VERSION)
         defer { png_image_free(&image) }
-        guard png_image_begin_read_from_memory(&image, bytes.baseAddress, bytes.count) != 0 else {
-            throw error(image, source: source, during: "in its header")
-        }
-        let width = Int(image.width), height = Int(image.height)
-        guard width > 0, height > 0 else { throw ImageError(.corrupt, source: source, "the PNG header gives a \(width)x\(height) image") }
-        guard width.multipliedReportingOverflow(by: height).partialValue <= maxPixels else {
-            throw ImageError(.tooLarge, source: source, "the PNG header announces \(width)x\(height) pixels, more than the limit of \(maxPixels) pixels")
-        }
+        let (width, height) = try readHeader(&image, bytes, source: source, maxPixels: maxPixels)
         // Read the samples as stored, without libpng's gamma-aware colour-to-gray
         // conversion: 8-bit (and palette) images as sRGB bytes, 16-bit images as
         // 16-bit samples. Gray is then computed like libjpeg's luminance, so a
@@ -78,14 +71,10 @@ enum PNGCodec {
         return ImageError(.corrupt, source: source, "invalid PNG data \(what) (\(text))")
     }
 
-    /// Decodes a single-channel PNG to its raw samples: 16-bit files as stored,
-    /// files of 1 to 8 bits as their 8-bit value. Colour, alpha and palette
-    /// images are refused, and so are 16-bit files tagged gamma-encoded (a `gAMA`
-    /// other than 1.0, or `sRGB`/`iCCP`), whose samples libpng would convert.
-    static func decode16(_ bytes: UnsafeRawBufferPointer, source: String, maxPixels: Int) throws(ImageError) -> GrayImage16 {
-        var image = png_image()
-        image.version = UInt32(PNG_IMAGE_VERSION)
-        defer { png_image_free(&image) }
+    /// Reads the header into `image` and checks the size against `maxPixels`.
+    /// Returns the declared width and height.
+    private static func readHeader(_ image: inout png_image, _ bytes: UnsafeRawBufferPointer, source: String,
+                                   maxPixels: Int) throws(ImageError) -> (Int, Int) {
         guard png_image_begin_read_from_memory(&image, bytes.baseAddress, bytes.count) != 0 else {
             throw error(image, source: source, during: "in its header")
         }
@@ -94,6 +83,18 @@ enum PNGCodec {
         guard width.multipliedReportingOverflow(by: height).partialValue <= maxPixels else {
             throw ImageError(.tooLarge, source: source, "the PNG header announces \(width)x\(height) pixels, more than the limit of \(maxPixels) pixels")
         }
+        return (width, height)
+    }
+
+    /// Decodes a single-channel PNG to its raw samples: 16-bit files as stored,
+    /// files of 1 to 8 bits as their 8-bit value. Colour, alpha and palette
+    /// images are refused, and so are 16-bit files tagged gamma-encoded (a `gAMA`
+    /// other than 1.0, or `sRGB`/`iCCP`), whose samples libpng would convert.
+    static func decode16(_ bytes: UnsafeRawBufferPointer, source: String, maxPixels: Int) throws(ImageError) -> GrayImage16 {
+        var image = png_image()
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        defer { png_image_free(&image) }
+        let (width, height) = try readHeader(&image, bytes, source: source, maxPixels: maxPixels)
         let flags = image.format
         if flags & UInt32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_COLORMAP) != 0 {
             throw ImageError(.unsupported, source: source, "the PNG is a colour or palette image; a 16-bit image must be single-channel gray")

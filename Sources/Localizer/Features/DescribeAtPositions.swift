@@ -116,15 +116,10 @@ extension FeatureExtractor {
                                         out[i] = .tooCloseToBorder
                                         continue
                                     }
-                                    let angle = Orientation.angle(src.baseAddress!, stride: w, x: x, y: y, halfWidths: hw)
-                                    // The blur only around the position, as the extractor does (the border keeps its taps inside).
-                                    Smooth.window(src.baseAddress!, width: w, height: h, x: x, y: y, into: sm.baseAddress!)
-                                    let d = BRIEF.describe(sm.baseAddress!, stride: Smooth.windowStride, x: Smooth.windowRadius, y: Smooth.windowRadius,
-                                                           angle: angle, pattern: pattern, offsets: off)
+                                    // Exactly as the extractor describes its keypoints (the border keeps the blur's taps inside).
+                                    let (degrees, d) = FeatureExtractor.describePixel(src.baseAddress!, width: w, height: h, x: x, y: y, halfWidths: hw,
+                                                                                      window: sm.baseAddress!, pattern: pattern, offsets: off)
                                     let response = Harris.response(src.baseAddress!, stride: w, x: x, y: y)
-                                    var degrees = angle * (180 / Float.pi)
-                                    if degrees < 0 { degrees += 360 }
-                                    if degrees >= 360 { degrees -= 360 }
                                     let k = Keypoint(x: (Float(x) + 0.5) * sx - 0.5, y: (Float(y) + 0.5) * sy - 0.5,
                                                      octave: index, angle: degrees, response: response, size: size)
                                     out[i] = .described(k, d)

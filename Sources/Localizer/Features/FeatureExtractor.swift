@@ -151,7 +151,6 @@ public struct FeatureExtractor: Sendable {
         descriptors.reserveCapacity(chosen.count)
         var offsets = [Int32](repeating: 0, count: 512)
         var window = [UInt8](repeating: 0, count: Smooth.windowBytes)
-        let r = Smooth.windowRadius
         level.pixels.withUnsafeBufferPointer { src in
             window.withUnsafeMutableBufferPointer { sm in
                 Orientation.halfWidths.withUnsafeBufferPointer { hw in
@@ -160,13 +159,8 @@ public struct FeatureExtractor: Sendable {
                             for j in chosen {
                                 let corner = corners[pre[j]]
                                 let x = Int(corner.x), y = Int(corner.y)
-                                let angle = Orientation.angle(src.baseAddress!, stride: w, x: x, y: y, halfWidths: hw)
-                                Smooth.window(src.baseAddress!, width: w, height: h, x: x, y: y, into: sm.baseAddress!)
-                                let d = BRIEF.describe(sm.baseAddress!, stride: Smooth.windowStride, x: r, y: r, angle: angle,
-                                                       pattern: pattern, offsets: off)
-                                var degrees = angle * (180 / Float.pi)
-                                if degrees < 0 { degrees += 360 }
-                                if degrees >= 360 { degrees -= 360 }
+                                let (degrees, d) = describePixel(src.baseAddress!, width: w, height: h, x: x, y: y, halfWidths: hw,
+                                                                 window: sm.baseAddress!, pattern: pattern, offsets: off)
                                 keypoints.append(Keypoint(x: (Float(x) + 0.5) * sx - 0.5, y: (Float(y) + 0.5) * sy - 0.5,
                                                           octave: index, angle: degrees, response: responses[j], size: size))
                                 descriptors.append(d)
@@ -177,6 +171,24 @@ public struct FeatureExtractor: Sendable {
             }
         }
         return FeatureSet(keypoints: keypoints, descriptors: descriptors)
+    }
+
+    /// The orientation (degrees in [0, 360)) and steered BRIEF descriptor of
+    /// pixel (x, y) of a pyramid level: the intensity-centroid angle on the
+    /// level, then BRIEF on the level blurred in the window around the pixel.
+    /// The pixel must lie `border` pixels inside the level.
+    @inline(__always)
+    static func describePixel(_ src: UnsafePointer<UInt8>, width w: Int, height h: Int, x: Int, y: Int,
+                              halfWidths hw: UnsafeBufferPointer<Int>, window: UnsafeMutablePointer<UInt8>,
+                              pattern: UnsafeBufferPointer<Int32>, offsets: UnsafeMutableBufferPointer<Int32>) -> (degrees: Float, descriptor: BinaryDescriptor) {
+        let angle = Orientation.angle(src, stride: w, x: x, y: y, halfWidths: hw)
+        Smooth.window(src, width: w, height: h, x: x, y: y, into: window)
+        let d = BRIEF.describe(window, stride: Smooth.windowStride, x: Smooth.windowRadius, y: Smooth.windowRadius, angle: angle,
+                               pattern: pattern, offsets: offsets)
+        var degrees = angle * (180 / Float.pi)
+        if degrees < 0 { degrees += 360 }
+        if degrees >= 360 { degrees -= 360 }
+        return (degrees, d)
     }
 
     /// The indices of `corners` by decreasing score, equal scores by increasing index.
