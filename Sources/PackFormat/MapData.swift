@@ -269,7 +269,7 @@ public struct MapData: Sendable, Equatable {
         var keys = [UInt32](repeating: 0, count: m)
         for t in 0..<index.tableCount {
             let ob = t * (buckets + 1)
-            MapData.computeKeys(descriptors, bits: index.bits[(t * index.keyBits)..<((t + 1) * index.keyBits)], into: &keys)
+            MapIndexTables.computeKeys(descriptors, bits: index.bits[(t * index.keyBits)..<((t + 1) * index.keyBits)], into: &keys)
             guard index.offsets[ob] == 0, Int(index.offsets[ob + buckets]) == m else {
                 throw MapFormatError(file: file, "table \(t) does not cover exactly the \(m) descriptors")
             }
@@ -287,32 +287,6 @@ public struct MapData: Sendable, Equatable {
                         throw MapFormatError(file: file, "table \(t), bucket \(k): descriptor \(d) does not have this key")
                     }
                     previous = d
-                }
-            }
-        }
-    }
-
-    /// `keys[d]` = the key of descriptor `d` for the given key bits (bit `j` of the
-    /// key is descriptor bit `bits[j]`). Works in blocks that stay in cache, one
-    /// key bit at a time, so the inner loop is a plain strided shift-and-or.
-    static func computeKeys(_ descriptors: [SIMD4<UInt64>], bits: ArraySlice<UInt8>, into keys: inout [UInt32]) {
-        let m = descriptors.count
-        let block = 2048
-        descriptors.withUnsafeBufferPointer { ds in
-            ds.withMemoryRebound(to: UInt64.self) { words in
-                keys.withUnsafeMutableBufferPointer { keys in
-                    var low = 0
-                    while low < m {
-                        let high = min(low + block, m)
-                        for d in low..<high { keys[d] = 0 }
-                        for (j, b) in bits.enumerated() {
-                            let lane = Int(b >> 6), shift = UInt64(b & 63)
-                            for d in low..<high {
-                                keys[d] |= UInt32(truncatingIfNeeded: (words[d &* 4 &+ lane] &>> shift) & 1) &<< UInt32(j)
-                            }
-                        }
-                        low = high
-                    }
                 }
             }
         }

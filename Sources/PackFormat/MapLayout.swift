@@ -125,6 +125,32 @@ public struct MapIndexTables: Sendable, Equatable {
         return key
     }
 
+    /// `keys[d]` = the key of descriptor `d` for the given key bits (bit `j` of the
+    /// key is descriptor bit `bits[j]`). Works in blocks that stay in cache, one
+    /// key bit at a time, so the inner loop is a plain strided shift-and-or.
+    static func computeKeys(_ descriptors: [SIMD4<UInt64>], bits: ArraySlice<UInt8>, into keys: inout [UInt32]) {
+        let m = descriptors.count
+        let block = 2048
+        descriptors.withUnsafeBufferPointer { ds in
+            ds.withMemoryRebound(to: UInt64.self) { words in
+                keys.withUnsafeMutableBufferPointer { keys in
+                    var low = 0
+                    while low < m {
+                        let high = min(low + block, m)
+                        for d in low..<high { keys[d] = 0 }
+                        for (j, b) in bits.enumerated() {
+                            let lane = Int(b >> 6), shift = UInt64(b & 63)
+                            for d in low..<high {
+                                keys[d] |= UInt32(truncatingIfNeeded: (words[d &* 4 &+ lane] &>> shift) & 1) &<< UInt32(j)
+                            }
+                        }
+                        low = high
+                    }
+                }
+            }
+        }
+    }
+
     /// The bit positions the index uses for `descriptors`: the `count` most balanced
     /// bits (fraction of ones nearest one half, over up to 20000 descriptors), dealt
     /// round-robin to the tables so every table gets a similar share of good bits.
@@ -154,17 +180,15 @@ public struct MapIndexTables: Sendable, Equatable {
         let m = descriptors.count
         var offsets = [UInt32](repeating: 0, count: tableCount * (buckets + 1))
         var entries = [UInt32](repeating: 0, count: tableCount * m)
-        var keys = [Int](repeating: 0, count: m)
+        var keys = [UInt32](repeating: 0, count: m)
         for t in 0..<tableCount {
             let ob = t * (buckets + 1)
-            for i in 0..<m {
-                keys[i] = key(descriptors[i], bits: bits, from: t * keyBits, count: keyBits)
-                offsets[ob + keys[i] + 1] &+= 1
-            }
+            computeKeys(descriptors, bits: bits[(t * keyBits)..<((t + 1) * keyBits)], into: &keys)
+            for i in 0..<m { offsets[ob + Int(keys[i]) + 1] &+= 1 }
             for k in 0..<buckets { offsets[ob + k + 1] &+= offsets[ob + k] }
             var cursor = Array(offsets[ob..<(ob + buckets)])
             for i in 0..<m {
-                let k = keys[i]
+                let k = Int(keys[i])
                 entries[t * m + Int(cursor[k])] = UInt32(i)
                 cursor[k] &+= 1
             }

@@ -60,6 +60,7 @@ public struct ProjectionMatcher: Sendable {
         var claimed = [Int32](repeating: -1, count: points.count)  // keypoint holding each point
         var found: [DescriptorMatch?] = Array(repeating: nil, count: keypoints.count)
         let r2 = radius * radius
+        let options = MatchOptions(maxDistance: maxDistance, ratio: ratio)
         for (qi, k) in keypoints.enumerated() {
             let u = Double(k.x), v = Double(k.y)
             let q = descriptors[qi]
@@ -73,7 +74,7 @@ public struct ProjectionMatcher: Sendable {
                 }
                 best.offer(nearest, point: p)
             }
-            guard let m = best.result(query: qi, options: MatchOptions(maxDistance: maxDistance, ratio: ratio)) else { continue }
+            guard let m = best.result(query: qi, options: options) else { continue }
             let holder = Int(claimed[m.point])
             if holder >= 0, let other = found[holder] {
                 if other.distance <= m.distance { continue }
